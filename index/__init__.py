@@ -1,0 +1,23 @@
+"""lookahead.index: numba suffix automata over token ids (never imports torch).
+
+automaton.py  one automaton: extension, match cursors, occurrences
+cursors.py    a request's match cursors into other automata
+propose.py    drafts from a request's automaton and external ones (memory, corpus), batched
+arena.py      all automata of a drafter in one typed List
+memory.py     cross-request memory with a token budget
+corpus.py     static corpus indexes: build, save, mmap load, merge
+"""
+from .arena import Arena
+from .automaton import extend_many, find_state, match_step, new_automaton, occurrences, self_cursor, text_of
+from .corpus import (CorpusIndex, IndexFileError, build_corpus, load_corpus, merge_corpora,
+                     vocab_fingerprint)
+from .memory import Memory
+from .cursors import append_tokens
+from .propose import add_document, propose_batch
+from .validate import as_token_ids
+from .warmup import warmup
+
+__all__ = ["Arena", "CorpusIndex", "IndexFileError", "Memory", "add_document", "append_tokens", "as_token_ids",
+           "build_corpus", "extend_many", "find_state", "load_corpus", "match_step", "merge_corpora",
+           "new_automaton", "occurrences", "propose_batch", "self_cursor", "text_of", "vocab_fingerprint",
+           "warmup"]

@@ -1,0 +1,204 @@
+"""Flat int32 buffer layout of one suffix automaton, and its allocation, growth and hashing.
+
+Every automaton (a request's own text, a memory segment, a corpus) lives in ONE contiguous int32 array, so
+a batch of them is a single numba typed List and one native call can touch them all. Layout:
+
+    [header H_SIZE][states ST_W * cap_st][edges ED_W * cap_ed][hash HS_W * cap_hs][text cap_tx]
+
+States carry the suffix link, the link-tree (first child / next / prev sibling, so occurrences can be
+enumerated without a stack) and the head of their edge list. Edges are (token, target, next edge). The hash
+maps (state, token) -> edge with linear probing; an empty slot has state -1. Nothing is ever deleted: an
+automaton only grows, and is dropped whole (a finished request, an evicted memory segment).
+"""
+import numpy as np
+from numba import njit
+
+MAGIC = 0x4C4B4844  # "LKHD"
+SEP = -1  # separates documents inside one text; never a real token, so matches never cross it
+
+# header fields
+H_SIZE = 64
+H_MAGIC = 0
+H_CAP_ST = 1
+H_N_ST = 2
+H_CAP_ED = 3
+H_N_ED = 4
+H_CAP_HS = 5
+H_N_HS = 6
+H_CAP_TX = 7
+H_N_TX = 8
+H_LAST = 9
+H_OFF_ST = 10
+H_OFF_ED = 11
+H_OFF_HS = 12
+H_OFF_TX = 13
+H_GEN = 14
+H_N_DOCS = 15
+# cursors into other automata (memory segments, corpus): N_CUR entries of (slot, generation, state, length)
+H_CUR = 16
+N_CUR = 8
+CUR_W = 4
+
+# state fields
+ST_W = 7
+S_LEN = 0
+S_LINK = 1
+S_CLONE = 2
+S_LTH = 3  # link-tree: first child
+S_LTN = 4  # link-tree: next sibling
+S_LTP = 5  # link-tree: previous sibling
+S_EH = 6  # first outgoing edge
+
+# edge fields
+ED_W = 3
+E_TOK = 0
+E_TO = 1
+E_NEXT = 2
+
+HS_W = 2
+
+
+@njit(cache=True)
+def _pow2_at_least(x):
+    p = 16
+    while p < x:
+        p *= 2
+    return p
+
+
+@njit(cache=True)
+def _layout(b, cap_tx, cap_st, cap_ed, cap_hs):
+    b[H_CAP_TX] = cap_tx
+    b[H_CAP_ST] = cap_st
+    b[H_CAP_ED] = cap_ed
+    b[H_CAP_HS] = cap_hs
+    b[H_OFF_ST] = H_SIZE
+    b[H_OFF_ED] = H_SIZE + ST_W * cap_st
+    b[H_OFF_HS] = b[H_OFF_ED] + ED_W * cap_ed
+    b[H_OFF_TX] = b[H_OFF_HS] + HS_W * cap_hs
+
+
+@njit(cache=True)
+def _buffer_size(cap_tx, cap_st, cap_ed, cap_hs):
+    return H_SIZE + ST_W * cap_st + ED_W * cap_ed + HS_W * cap_hs + cap_tx
+
+
+@njit(cache=True)
+def alloc(cap_tx):
+    """A new automaton holding the empty text, with room for about `cap_tx` tokens."""
+    cap_tx = max(cap_tx, 8)
+    cap_st = 2 * cap_tx + 2
+    cap_ed = 2 * cap_tx + 8
+    cap_hs = _pow2_at_least(2 * cap_ed)
+    b = np.empty(_buffer_size(cap_tx, cap_st, cap_ed, cap_hs), np.int32)
+    b[:H_SIZE] = 0
+    b[H_MAGIC] = MAGIC
+    _layout(b, cap_tx, cap_st, cap_ed, cap_hs)
+    oh = b[H_OFF_HS]
+    b[oh:oh + HS_W * cap_hs] = -1
+    for k in range(N_CUR):
+        b[H_CUR + CUR_W * k] = -1
+    # the root: length 0, no link; flagged as a clone so it is never counted as a text position
+    o = b[H_OFF_ST]
+    b[o + S_LEN] = 0
+    b[o + S_LINK] = -1
+    b[o + S_CLONE] = 1
+    b[o + S_LTH] = -1
+    b[o + S_LTN] = -1
+    b[o + S_LTP] = -1
+    b[o + S_EH] = -1
+    b[H_N_ST] = 1
+    b[H_LAST] = 0
+    return b
+
+
+@njit(cache=True, inline="always")
+def _hash(s, t, mask):
+    h = np.int64(s) * 0x9E3779B1 + np.int64(t + 2) * 0x85EBCA77
+    h ^= h >> 15
+    return h & mask
+
+
+@njit(cache=True)
+def _hash_put(b, s, t, e):
+    oh = b[H_OFF_HS]
+    mask = b[H_CAP_HS] - 1
+    i = _hash(s, t, mask)
+    while b[oh + HS_W * i] != -1:
+        i = (i + 1) & mask
+    b[oh + HS_W * i] = s
+    b[oh + HS_W * i + 1] = e
+    b[H_N_HS] += 1
+
+
+@njit(cache=True)
+def get_edge(b, s, t):
+    """Edge index of the transition (state s, token t), or -1."""
+    oh = b[H_OFF_HS]
+    oe = b[H_OFF_ED]
+    mask = b[H_CAP_HS] - 1
+    i = _hash(s, t, mask)
+    while True:
+        hs = b[oh + HS_W * i]
+        if hs == -1:
+            return -1
+        if hs == s:
+            e = b[oh + HS_W * i + 1]
+            if b[oe + ED_W * e + E_TOK] == t:
+                return e
+        i = (i + 1) & mask
+
+
+@njit(cache=True)
+def grow(b, cap_tx, cap_st, cap_ed):
+    """A copy of automaton `b` with at least the given capacities."""
+    return resize(b, max(cap_tx, b[H_CAP_TX]), max(cap_st, b[H_CAP_ST]), max(cap_ed, b[H_CAP_ED]))
+
+
+@njit(cache=True)
+def shrink_to_fit(b):
+    """A copy of automaton `b` without spare capacity (for saving)."""
+    return resize(b, max(b[H_N_TX], 1), max(b[H_N_ST], 1), max(b[H_N_ED], 1))
+
+
+@njit(cache=True)
+def resize(b, cap_tx, cap_st, cap_ed):
+    """A copy of automaton `b` with the given capacities (>= its contents); the hash is rebuilt at load <= 1/2."""
+    cap_hs = _pow2_at_least(2 * cap_ed)
+    nb = np.empty(_buffer_size(cap_tx, cap_st, cap_ed, cap_hs), np.int32)
+    nb[:H_SIZE] = b[:H_SIZE]
+    _layout(nb, cap_tx, cap_st, cap_ed, cap_hs)
+    n_st = b[H_N_ST]
+    n_ed = b[H_N_ED]
+    n_tx = b[H_N_TX]
+    nb[nb[H_OFF_ST]:nb[H_OFF_ST] + ST_W * n_st] = b[b[H_OFF_ST]:b[H_OFF_ST] + ST_W * n_st]
+    nb[nb[H_OFF_ED]:nb[H_OFF_ED] + ED_W * n_ed] = b[b[H_OFF_ED]:b[H_OFF_ED] + ED_W * n_ed]
+    nb[nb[H_OFF_TX]:nb[H_OFF_TX] + n_tx] = b[b[H_OFF_TX]:b[H_OFF_TX] + n_tx]
+    oh = nb[H_OFF_HS]
+    nb[oh:oh + HS_W * cap_hs] = -1
+    nb[H_N_HS] = 0
+    os_ = nb[H_OFF_ST]
+    oe = nb[H_OFF_ED]
+    for s in range(n_st):
+        e = nb[os_ + ST_W * s + S_EH]
+        while e != -1:
+            _hash_put(nb, s, nb[oe + ED_W * e + E_TOK], e)
+            e = nb[oe + ED_W * e + E_NEXT]
+    return nb
+
+
+@njit(cache=True)
+def add_edge(b, s, t, to):
+    """Adds the transition s --t--> to (which must not exist); returns b, or its grown copy."""
+    if b[H_N_ED] >= b[H_CAP_ED]:
+        b = grow(b, b[H_CAP_TX], b[H_CAP_ST], 2 * b[H_CAP_ED])
+    e = b[H_N_ED]
+    b[H_N_ED] = e + 1
+    oe = b[H_OFF_ED] + ED_W * e
+    os_ = b[H_OFF_ST] + ST_W * s
+    b[oe + E_TOK] = t
+    b[oe + E_TO] = to
+    b[oe + E_NEXT] = b[os_ + S_EH]
+    b[os_ + S_EH] = e
+    _hash_put(b, s, t, e)
+    return b

@@ -1,0 +1,213 @@
+"""Online suffix automaton over int32 token ids: extension in amortized O(1), match cursors, occurrences.
+
+The automaton of a text T has one state per class of substrings that end at the same set of positions
+(endpos). Besides the usual suffix links we keep the link-tree's child lists, because the positions where a
+state's strings end are exactly the non-clone states in its link-subtree: that lets a proposal enumerate
+occurrences (and read what followed each one in the text) without ever scanning the text.
+"""
+import numpy as np
+from numba import njit
+
+from ._layout import (ED_W, E_NEXT, E_TO, E_TOK, H_CAP_ED, H_CAP_ST, H_CAP_TX, H_LAST, H_N_ST, H_N_TX,
+                      H_OFF_ED, H_OFF_ST, H_OFF_TX, S_CLONE, S_EH, S_LEN, S_LINK, S_LTH, S_LTN, S_LTP,
+                      SEP, ST_W, add_edge, alloc, get_edge, grow)
+
+
+@njit(cache=True, inline="always")
+def slen(b, s):
+    return b[b[H_OFF_ST] + ST_W * s + S_LEN]
+
+
+@njit(cache=True, inline="always")
+def slink(b, s):
+    return b[b[H_OFF_ST] + ST_W * s + S_LINK]
+
+
+@njit(cache=True, inline="always")
+def text_at(b, i):
+    return b[b[H_OFF_TX] + i]
+
+
+@njit(cache=True, inline="always")
+def edge_to(b, e):
+    return b[b[H_OFF_ED] + ED_W * e + E_TO]
+
+
+@njit(cache=True)
+def _new_state(b, length, clone):
+    s = b[H_N_ST]
+    b[H_N_ST] = s + 1
+    o = b[H_OFF_ST] + ST_W * s
+    b[o + S_LEN] = length
+    b[o + S_LINK] = -1
+    b[o + S_CLONE] = clone
+    b[o + S_LTH] = -1
+    b[o + S_LTN] = -1
+    b[o + S_LTP] = -1
+    b[o + S_EH] = -1
+    return s
+
+
+@njit(cache=True)
+def _lt_insert(b, parent, child):
+    os_ = b[H_OFF_ST]
+    h = b[os_ + ST_W * parent + S_LTH]
+    b[os_ + ST_W * child + S_LTN] = h
+    b[os_ + ST_W * child + S_LTP] = -1
+    if h != -1:
+        b[os_ + ST_W * h + S_LTP] = child
+    b[os_ + ST_W * parent + S_LTH] = child
+    b[os_ + ST_W * child + S_LINK] = parent
+
+
+@njit(cache=True)
+def _lt_remove(b, child):
+    os_ = b[H_OFF_ST]
+    parent = b[os_ + ST_W * child + S_LINK]
+    p = b[os_ + ST_W * child + S_LTP]
+    n = b[os_ + ST_W * child + S_LTN]
+    if p != -1:
+        b[os_ + ST_W * p + S_LTN] = n
+    else:
+        b[os_ + ST_W * parent + S_LTH] = n
+    if n != -1:
+        b[os_ + ST_W * n + S_LTP] = p
+
+
+@njit(cache=True)
+def extend(b, c):
+    """Appends token c to the text of automaton b; returns b or its grown copy."""
+    if b[H_N_TX] + 1 > b[H_CAP_TX] or b[H_N_ST] + 2 > b[H_CAP_ST]:
+        b = grow(b, 2 * b[H_CAP_TX], 2 * b[H_CAP_ST] + 2, b[H_CAP_ED])
+    b[b[H_OFF_TX] + b[H_N_TX]] = c
+    b[H_N_TX] += 1
+    last = b[H_LAST]
+    cur = _new_state(b, slen(b, last) + 1, 0)
+    p = last
+    while p != -1 and get_edge(b, p, c) == -1:
+        b = add_edge(b, p, c, cur)
+        p = slink(b, p)
+    if p == -1:
+        _lt_insert(b, 0, cur)
+    else:
+        q = edge_to(b, get_edge(b, p, c))
+        if slen(b, p) + 1 == slen(b, q):
+            _lt_insert(b, q, cur)
+        else:
+            clone = _new_state(b, slen(b, p) + 1, 1)
+            e = b[b[H_OFF_ST] + ST_W * q + S_EH]
+            while e != -1:
+                oe = b[H_OFF_ED] + ED_W * e
+                t = b[oe + E_TOK]
+                to = b[oe + E_TO]
+                nxt = b[oe + E_NEXT]
+                b = add_edge(b, clone, t, to)
+                e = nxt
+            parent = slink(b, q)
+            _lt_remove(b, q)
+            _lt_insert(b, parent, clone)
+            _lt_insert(b, clone, q)
+            _lt_insert(b, clone, cur)
+            while p != -1:
+                e = get_edge(b, p, c)
+                if e == -1 or edge_to(b, e) != q:
+                    break
+                b[b[H_OFF_ED] + ED_W * e + E_TO] = clone
+                p = slink(b, p)
+    b[H_LAST] = cur
+    return b
+
+
+@njit(cache=True)
+def extend_many(b, tokens):
+    # one growth up front for the common case; extend() still grows on its own if edges run out
+    need = b[H_N_TX] + tokens.shape[0]
+    if need > b[H_CAP_TX]:
+        b = grow(b, 2 * need, 4 * need + 2, max(b[H_CAP_ED], 2 * need + 8))
+    for i in range(tokens.shape[0]):
+        b = extend(b, tokens[i])
+    return b
+
+
+@njit(cache=True)
+def match_step(b, v, length, c):
+    """Moves a match cursor (state v, matched length) over token c: longest suffix that occurs in b's text."""
+    if c == SEP:
+        return 0, 0
+    while True:
+        e = get_edge(b, v, c)
+        if e != -1:
+            return edge_to(b, e), length + 1
+        if v == 0:
+            return 0, 0
+        v = slink(b, v)
+        length = slen(b, v)
+
+
+@njit(cache=True)
+def self_cursor(b):
+    """Longest suffix of b's own text that also occurs earlier: (state, length). (0, 0) when none."""
+    last = b[H_LAST]
+    if last == 0:
+        return 0, 0
+    v = slink(b, last)
+    return v, slen(b, v)
+
+
+@njit(cache=True)
+def occurrences(b, v, out, limit, need_next):
+    """Writes up to `limit` end positions of the strings of state v into out; returns how many.
+
+    With need_next, only positions followed by a real token (not the end of the text, not SEP) count. The
+    link-subtree is walked without a stack (siblings, then up through links), newest children first.
+    """
+    n = 0
+    if limit <= 0:
+        return 0
+    os_ = b[H_OFF_ST]
+    ot = b[H_OFF_TX]
+    n_tx = b[H_N_TX]
+    u = v
+    while True:
+        if b[os_ + ST_W * u + S_CLONE] == 0:
+            e = b[os_ + ST_W * u + S_LEN] - 1
+            if not need_next or (e + 1 < n_tx and b[ot + e + 1] != SEP):
+                out[n] = e
+                n += 1
+                if n == limit:
+                    return n
+        h = b[os_ + ST_W * u + S_LTH]
+        if h != -1:
+            u = h
+            continue
+        while u != v:
+            nx = b[os_ + ST_W * u + S_LTN]
+            if nx != -1:
+                u = nx
+                break
+            u = b[os_ + ST_W * u + S_LINK]
+        if u == v:
+            return n
+
+
+@njit(cache=True)
+def find_state(b, pattern):
+    """State whose strings include `pattern`, or -1 when the pattern does not occur (root for empty)."""
+    v = 0
+    for i in range(pattern.shape[0]):
+        e = get_edge(b, v, pattern[i])
+        if e == -1:
+            return -1
+        v = edge_to(b, e)
+    return v
+
+
+def new_automaton(capacity=64):
+    """A new empty automaton buffer (int32[:]) with room for about `capacity` tokens before growing."""
+    return alloc(int(capacity))
+
+
+def text_of(b):
+    """The text of automaton b, a view: int32[n]."""
+    return b[b[H_OFF_TX]:b[H_OFF_TX] + b[H_N_TX]]
+

@@ -1,0 +1,110 @@
+"""Match cursors of a request into external automata (memory segments, corpus), kept in its header.
+
+A cursor is (slot, generation, state, matched length). Generations are unique across a drafter's life, so a
+cursor whose automaton was dropped or replaced is recognised and re-synced from the request's last `window`
+tokens (O(window), once). Extending an external automaton keeps old cursors usable: a cursor may then name a
+state that was split, which only narrows the occurrences it sees, never makes them wrong.
+
+`B` is any indexable container of automata: the drafter's typed List (batched calls) or a fixed-size tuple
+(single-request calls, which avoid the typed List's ~1 us unboxing). `ext` is int64 [2, K]: slots, generations
+(generation -1 = unused).
+"""
+from numba import njit
+
+from ._layout import CUR_W, H_CUR, H_N_TX, H_OFF_TX, N_CUR
+from .automaton import extend_many, match_step
+
+
+@njit(cache=True)
+def _resync(ext_b, self_b, window):
+    n = self_b[H_N_TX]
+    ot = self_b[H_OFF_TX]
+    v = 0
+    L = 0
+    for i in range(max(0, n - window), n):
+        v, L = match_step(ext_b, v, L, self_b[ot + i])
+    return v, L
+
+
+@njit(cache=True)
+def _find_entry(b, gen):
+    for k in range(N_CUR):
+        if b[H_CUR + CUR_W * k + 1] == gen:
+            return k
+    return -1
+
+
+@njit(cache=True)
+def cursor_entry(B, slot, j, ext, window):
+    """Index of request `slot`'s cursor entry for external tier j, created and synced when missing."""
+    b = B[slot]
+    gen = ext[1, j]
+    k = _find_entry(b, gen)
+    if k != -1:
+        return k
+    free = 0
+    for i in range(N_CUR):  # reuse an entry whose automaton is no longer a tier
+        g = b[H_CUR + CUR_W * i + 1]
+        live = False
+        for q in range(ext.shape[1]):
+            if ext[1, q] == g and g != -1:
+                live = True
+        if not live:
+            free = i
+            break
+    v, L = _resync(B[ext[0, j]], b, window)
+    o = H_CUR + CUR_W * free
+    b[o] = ext[0, j]
+    b[o + 1] = gen
+    b[o + 2] = v
+    b[o + 3] = L
+    return free
+
+
+@njit(cache=True)
+def check_ids(tokens, vocab):
+    """0 when every id is in [0, vocab) (vocab == 0: no upper bound; vocab < 0: no check at all, for internal
+    text that holds SEP), else 1."""
+    if vocab < 0:
+        return 0
+    for i in range(tokens.shape[0]):
+        t = tokens[i]
+        if t < 0 or (vocab > 0 and t >= vocab):
+            return 1
+    return 0
+
+
+@njit(cache=True)
+def append_core(B, slot, tokens, ext, window):
+    """Extends request `slot` by tokens and moves its cursors; returns its (possibly grown) buffer."""
+    b = extend_many(B[slot], tokens)
+    for j in range(ext.shape[1]):
+        if ext[1, j] == -1:
+            continue
+        k = _find_entry(b, ext[1, j])
+        if k == -1:
+            continue  # created (and synced over these tokens too) when first needed
+        o = H_CUR + CUR_W * k
+        ext_b = B[ext[0, j]]
+        v = b[o + 2]
+        L = b[o + 3]
+        for i in range(tokens.shape[0]):
+            v, L = match_step(ext_b, v, L, tokens[i])
+        b[o + 2] = v
+        b[o + 3] = L
+    return b
+
+
+@njit(cache=True)
+def append_tokens(B, slot, tokens, ext, window):
+    """append_core on a typed List, storing the grown buffer back."""
+    B[slot] = append_core(B, slot, tokens, ext, window)
+
+
+@njit(cache=True)
+def append_one(b, e0, e1, e2, e3, e4, tokens, ext, window, vocab):
+    """Single-request append, external automata as separate arguments (see propose_single). Returns the
+    request's (possibly grown) buffer, or an empty array when an id is out of range (nothing appended)."""
+    if check_ids(tokens, vocab):
+        return b[:0]
+    return append_core((b, e0, e1, e2, e3, e4), 0, tokens, ext, window)

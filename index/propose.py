@@ -1,0 +1,321 @@
+"""Drafts from all tiers: the request's own automaton plus external ones (memory segments, corpus).
+
+All automata of a drafter live in one numba typed List `B` (or, for single calls, a tuple). A request's
+automaton keeps, in its header, match cursors into the external automata (cursors.py), so a proposal never
+rescans anything:
+
+    append: extend own automaton (amortized O(1) per token), step each external cursor (amortized O(1)).
+    propose: for every tier with a match, enumerate up to `occ` occurrences of the matched suffix, read what
+             followed each one, and merge these continuations into a trie whose node weights are counts.
+             p(child | node) = w(child) / (w(node) + alpha), alpha shrinking as the match gets longer. A chain
+             follows the heaviest child; a tree takes the `budget` nodes of highest path probability (which is
+             always a tree, since a path's probability never exceeds its prefix's). When the best path runs
+             out of recorded text, cursors advance virtually along it and another round continues it.
+"""
+import numpy as np
+from numba import njit
+
+from ._layout import CUR_W, H_CUR, H_N_TX, H_OFF_TX, N_CUR, SEP
+from .automaton import extend, extend_many, match_step, occurrences, self_cursor, slen, slink
+from .cursors import append_core, check_ids, cursor_entry
+
+MAX_TIERS = 1 + N_CUR
+MAX_BACKOFF = 4
+
+
+@njit(cache=True)
+def add_document(B, slot, tokens):
+    """Appends one document (then SEP) to automaton `slot` (memory segments, corpora)."""
+    b = extend_many(B[slot], tokens)
+    b = extend(b, SEP)
+    B[slot] = b
+
+
+@njit(cache=True)
+def _alpha(L, alpha0, half_len):
+    return alpha0 * half_len / (half_len + L)
+
+
+@njit(cache=True)
+def _insert(B, bi, e, w, depth, t_tok, t_par, t_child, t_sib, t_w, nn):
+    """Adds the text that followed end position e in automaton B[bi] (up to `depth` tokens) with weight w."""
+    b = B[bi]
+    ot = b[H_OFF_TX]
+    n_tx = b[H_N_TX]
+    node = 0
+    t_w[0] += w
+    for d in range(depth):
+        p = e + 1 + d
+        if p >= n_tx:
+            break
+        tok = b[ot + p]
+        if tok == SEP:
+            break
+        c = t_child[node]
+        while c != -1 and t_tok[c] != tok:
+            c = t_sib[c]
+        if c == -1:
+            if nn >= t_tok.shape[0]:
+                break
+            c = nn
+            nn += 1
+            t_tok[c] = tok
+            t_par[c] = node
+            t_child[c] = -1
+            t_sib[c] = -1
+            t_w[c] = 0.0
+            # appended at the tail: siblings stay in first-seen order (the deterministic tie-break)
+            if t_child[node] == -1:
+                t_child[node] = c
+            else:
+                q = t_child[node]
+                while t_sib[q] != -1:
+                    q = t_sib[q]
+                t_sib[q] = c
+        t_w[c] += w
+        node = c
+    return nn
+
+
+@njit(cache=True)
+def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff, power, alpha0, half_len,
+                t_tok, t_par, t_child, t_sib, t_w, occbuf, src):
+    """Merges continuations of every tier's matched suffix into a weighted trie rooted at node 0.
+
+    Per tier, the longest match and then up to `backoff` shorter ones (suffix-link ancestors: the PPM idea,
+    so a tree also covers what follows the shorter context) each contribute up to `occ` occurrences. A tier
+    whose longest match only ends at the end of its own text backs off first. An occurrence weighs
+    (L / Lmax)^power. Returns (nodes, alpha).
+    """
+    t_tok[0] = -1
+    t_par[0] = -1
+    t_child[0] = -1
+    t_sib[0] = -1
+    t_w[0] = 0.0
+    nn = 1
+    ns = 0  # sources: (tier, state, length, occurrences)
+    Lmax = 0
+    for i in range(nt):
+        b = B[tb[i]]
+        v = tv[i]
+        L = tl[i]
+        levels = 0
+        while L > 0 and levels <= backoff:
+            k = occurrences(b, v, occbuf[ns * occ:(ns + 1) * occ], occ, True)
+            if k > 0:
+                src[4 * ns] = i
+                src[4 * ns + 1] = v
+                src[4 * ns + 2] = L
+                src[4 * ns + 3] = k
+                ns += 1
+                levels += 1
+                Lmax = max(Lmax, L)
+            v = slink(b, v)
+            L = slen(b, v)
+    if Lmax == 0:
+        return 1, 1.0
+    for q in range(ns):
+        w = (src[4 * q + 2] / Lmax) ** power
+        for j in range(src[4 * q + 3]):
+            nn = _insert(B, tb[src[4 * q]], occbuf[q * occ + j], w, depth, t_tok, t_par, t_child, t_sib, t_w, nn)
+    return nn, _alpha(Lmax, alpha0, half_len)
+
+
+@njit(cache=True)
+def _best_child(node, t_child, t_sib, t_w):
+    best = -1
+    c = t_child[node]
+    while c != -1:
+        if best == -1 or t_w[c] > t_w[best]:
+            best = c
+        c = t_sib[c]
+    return best
+
+
+@njit(cache=True)
+def _select(nn, alpha, budget, tree, min_prob, base_prob, attach, t_tok, t_par, t_child, t_sib, t_w,
+            t_prob, t_out, out_tok, out_par, out_prob, n_out, cand):
+    """Emits up to `budget` trie nodes under output node `attach`; returns (n_out, spine leaf trie node)."""
+    t_prob[0] = base_prob
+    t_out[0] = attach
+    used = 0
+    spine = 0
+    if not tree:
+        node = 0
+        while used < budget:
+            c = _best_child(node, t_child, t_sib, t_w)
+            if c == -1:
+                break
+            p = t_prob[node] * t_w[c] / (t_w[node] + alpha)
+            if p < min_prob:
+                break
+            t_prob[c] = p
+            out_tok[n_out] = t_tok[c]
+            out_par[n_out] = t_out[node]
+            out_prob[n_out] = p
+            t_out[c] = n_out
+            n_out += 1
+            used += 1
+            node = c
+        return n_out, node
+    # best-first over the frontier; ties go to the node created first (longer match tier, newer occurrence)
+    nc = 0
+    c = t_child[0]
+    while c != -1:
+        t_prob[c] = base_prob * t_w[c] / (t_w[0] + alpha)
+        cand[nc] = c
+        nc += 1
+        c = t_sib[c]
+    while used < budget and nc > 0:
+        bi = 0
+        for i in range(1, nc):
+            a = cand[i]
+            bb = cand[bi]
+            if t_prob[a] > t_prob[bb] or (t_prob[a] == t_prob[bb] and a < bb):
+                bi = i
+        c = cand[bi]
+        if t_prob[c] < min_prob:
+            break
+        nc -= 1
+        cand[bi] = cand[nc]
+        out_tok[n_out] = t_tok[c]
+        out_par[n_out] = t_out[t_par[c]]
+        out_prob[n_out] = t_prob[c]
+        t_out[c] = n_out
+        n_out += 1
+        used += 1
+        if t_par[c] == spine and _best_child(spine, t_child, t_sib, t_w) == c:
+            spine = c
+        g = t_child[c]
+        while g != -1:
+            if nc < cand.shape[0]:
+                t_prob[g] = t_prob[c] * t_w[g] / (t_w[c] + alpha)
+                cand[nc] = g
+                nc += 1
+            g = t_sib[g]
+    return n_out, spine
+
+
+@njit(cache=True)
+def propose_one(B, slot, ext, budget, tree, occ, min_prob, alpha0, half_len, window, backoff, power,
+                out_tok, out_par, out_prob, scratch_i, scratch_f):
+    """Draft for request `slot` into out_* (each >= budget long); returns the number of nodes."""
+    tiers = scratch_i[8]
+    tb = tiers[0:MAX_TIERS]
+    tv = tiers[MAX_TIERS:2 * MAX_TIERS]
+    tl = tiers[2 * MAX_TIERS:3 * MAX_TIERS]
+    src = tiers[3 * MAX_TIERS:]
+    spine_tok = scratch_i[9]
+    backoff = min(backoff, MAX_BACKOFF)
+    nt = 0
+    b = B[slot]
+    v, L = self_cursor(b)
+    if L > 0:
+        tb[nt] = slot
+        tv[nt] = v
+        tl[nt] = L
+        nt += 1
+    for j in range(min(ext.shape[1], N_CUR)):
+        if ext[1, j] == -1:
+            continue
+        o = H_CUR + CUR_W * cursor_entry(B, slot, j, ext, window)
+        if b[o + 3] > 0:
+            tb[nt] = ext[0, j]
+            tv[nt] = b[o + 2]
+            tl[nt] = b[o + 3]
+            nt += 1
+    T = scratch_i.shape[1]
+    t_tok = scratch_i[0]
+    t_par = scratch_i[1]
+    t_child = scratch_i[2]
+    t_sib = scratch_i[3]
+    t_out = scratch_i[5]
+    cand = scratch_i[6]
+    occbuf = scratch_i[7]  # occ entries per source: T >= occ * MAX_TIERS * (1 + MAX_BACKOFF)
+    t_w = scratch_f[0]
+    t_prob = scratch_f[1]
+    n_out = 0
+    attach = -1
+    base = 1.0
+    while n_out < budget and nt > 0:
+        left = budget - n_out
+        nn, alpha = _build_trie(B, tb, tv, tl, nt, left, occ, backoff, power, alpha0, half_len,
+                                t_tok, t_par, t_child, t_sib, t_w, occbuf, src)
+        if nn == 1:
+            break
+        start = n_out
+        n_out, leaf = _select(nn, alpha, left, tree, min_prob, base, attach, t_tok, t_par, t_child, t_sib,
+                              t_w, t_prob, t_out, out_tok, out_par, out_prob, n_out, cand)
+        if leaf == 0 or t_child[leaf] != -1 or n_out == start or n_out >= budget:
+            break
+        # the best path ran out of recorded text: continue it from where it leads
+        ns = 0
+        x = leaf
+        while x != 0:
+            spine_tok[ns] = t_tok[x]
+            ns += 1
+            x = t_par[x]
+        for i in range(nt):
+            vv = tv[i]
+            ll = tl[i]
+            eb = B[tb[i]]
+            for q in range(ns - 1, -1, -1):
+                vv, ll = match_step(eb, vv, ll, spine_tok[q])
+            tv[i] = vv
+            tl[i] = ll
+        attach = t_out[leaf]
+        base = t_prob[leaf]
+        if base < min_prob:
+            break
+    return n_out
+
+
+def scratch(budget, occ):
+    """Work arrays for propose_*: (int32 [10, T], float64 [2, T])."""
+    T = max(occ * MAX_TIERS * (1 + MAX_BACKOFF) * (budget + 1) + 1, 3 * MAX_TIERS + 4 * MAX_TIERS * (1 + MAX_BACKOFF),
+            budget, 64)
+    return np.empty((10, T), np.int32), np.empty((2, T), np.float64)
+
+
+@njit(cache=True)
+def propose_batch(B, slots, ext, params, out_tok, out_par, out_prob, out_n, scratch_i, scratch_f):
+    """propose_one for every slot; out_* are [len(slots), >= budget], out_n [len(slots)].
+
+    params: float64 [budget, tree, occurrences, min_prob, alpha, half_len, window, backoff, power]."""
+    budget = int(params[0])
+    for r in range(slots.shape[0]):
+        out_n[r] = propose_one(B, slots[r], ext, budget, params[1] != 0, int(params[2]), params[3], params[4],
+                               params[5], int(params[6]), int(params[7]), params[8], out_tok[r], out_par[r], out_prob[r], scratch_i,
+                               scratch_f)
+
+
+@njit(cache=True)
+def propose_single(b, e0, e1, e2, e3, e4, ext, params, scratch_i, scratch_f):
+    """One request (b) with up to five external automata as separate arguments (a tuple or typed List
+    argument costs ~1 us to unbox; five arrays ~0.2 us). Returns fresh (tokens, parents, probs)."""
+    budget = int(params[0])
+    tok = np.empty(budget, np.int32)
+    par = np.empty(budget, np.int32)
+    prob = np.empty(budget, np.float32)
+    n = propose_one((b, e0, e1, e2, e3, e4), 0, ext, budget, params[1] != 0, int(params[2]), params[3],
+                    params[4], params[5], int(params[6]), int(params[7]), params[8], tok, par, prob, scratch_i,
+                    scratch_f)
+    return tok[:n], par[:n], prob[:n]
+
+
+@njit(cache=True)
+def step_single(b, e0, e1, e2, e3, e4, tokens, ext, params, vocab, scratch_i, scratch_f):
+    """append_one then propose_single in one native call (the per-step hot path of an engine).
+
+    Returns (buffer, tokens, parents, probs); an empty buffer when an id is out of range (nothing done)."""
+    budget = int(params[0])
+    tok = np.empty(budget, np.int32)
+    par = np.empty(budget, np.int32)
+    prob = np.empty(budget, np.float32)
+    if check_ids(tokens, vocab):
+        return b[:0], tok[:0], par[:0], prob[:0]
+    b = append_core((b, e0, e1, e2, e3, e4), 0, tokens, ext, int(params[6]))
+    n = propose_one((b, e0, e1, e2, e3, e4), 0, ext, budget, params[1] != 0, int(params[2]), params[3],
+                    params[4], params[5], int(params[6]), int(params[7]), params[8], tok, par, prob, scratch_i,
+                    scratch_f)
+    return b, tok[:n], par[:n], prob[:n]

@@ -1,0 +1,44 @@
+"""Compiles (or loads from numba's cache) every native entry point, and checks that it really did."""
+import numpy as np
+
+
+def warmup():
+    """Runs each hot path once on a tiny input through a real Drafter-like setup; returns the number of
+    compiled signatures. Raises RuntimeError when a function has no compiled signature afterwards."""
+    from .arena import Arena
+    from .automaton import new_automaton, text_of
+    from .cursors import append_one, append_tokens
+    from .memory import Memory
+    from .propose import propose_batch, propose_single, scratch, step_single
+
+    arena = Arena()
+    mem = Memory(arena, 1024, 2)
+    mem.add(np.arange(10, dtype=np.int32))
+    slot, _ = arena.add(new_automaton(16))
+    ms, mg = mem.tiers()
+    ext = np.full((2, 5), -1, np.int64)
+    ext[0] = 0
+    ext[0, :len(ms)] = ms
+    ext[1, :len(mg)] = mg
+    toks = np.array([1, 2, 3, 1, 2], np.int32)
+    append_tokens(arena.buffers, slot, toks, ext, 16)
+    arena.sync(slot)
+    ext_t = ext.copy()
+    ext_t[0] = np.arange(1, 6)
+    bufs = (arena[slot],) + tuple(arena[s] for s in ms) + (np.zeros(64, np.int32),) * (5 - len(ms))
+    bufs = (append_one(*bufs, toks[:1], ext_t, 16, 0),) + bufs[1:]
+    si, sf = scratch(4, 8)
+    for tree in (0, 1):
+        params = np.array([4, tree, 8, 0.0, 1.0, 4.0, 16, 2, 2.0], np.float64)
+        out = (np.empty((1, 4), np.int32), np.empty((1, 4), np.int32), np.empty((1, 4), np.float32),
+               np.empty(1, np.int64))
+        propose_batch(arena.buffers, np.array([slot], np.int64), ext, params, *out, si, sf)
+        propose_single(*bufs, ext_t, params, si, sf)
+        step_single(*bufs, toks[:1], ext_t, params, 0, si, sf)
+    assert text_of(arena[slot]).shape[0] == 8  # five, then one by append_one and one per step_single
+    n = 0
+    for fn in (append_tokens, append_one, propose_batch, propose_single, step_single):
+        if not fn.signatures:
+            raise RuntimeError(f"numba did not compile {fn.__name__}; check the numba install (numba -s)")
+        n += len(fn.signatures)
+    return n

@@ -1,0 +1,146 @@
+"""`lookahead bench replay`: drafters replayed over recorded outputs under greedy semantics.
+
+Each step the drafter proposes at most `budget` nodes; the target accepts the longest root path equal to the
+next recorded tokens, plus one token of its own. tau = output tokens / steps. Records are replayed in file
+order so cross-request memory sees earlier requests first. Also: drafter cost against context length,
+prompt indexing cost, and batched proposal cost.
+"""
+import time
+
+import numpy as np
+
+from . import anchors
+from .report import progress
+
+
+def accepted_length(tokens, parents, target):
+    """Longest root path of the draft equal to a prefix of `target` (greedy acceptance)."""
+    n = len(tokens)
+    if n == 0 or len(target) == 0:
+        return 0
+    depth = np.full(n, -1, np.int64)  # depth of a node whose whole path matches, else -1
+    best = 0
+    for i in range(n):
+        p = parents[i]
+        d = 0 if p < 0 else (depth[p] + 1 if depth[p] >= 0 else -1)
+        if d >= 0 and d < len(target) and tokens[i] == target[d]:
+            depth[i] = d
+            best = max(best, d + 1)
+    return best
+
+
+def replay(records, adapter, budget, label=""):
+    steps = tokens = nodes = 0
+    secs = 0.0
+    for rec in progress(records, desc=f"{label} {adapter.name}"[:40]):
+        out = rec["output_ids"]
+        s = adapter.begin(rec["prompt_ids"], out)
+        pos = 0
+        while pos < len(out):
+            t0 = time.perf_counter()
+            toks, parents = s.propose(budget)
+            t1 = time.perf_counter()
+            acc = accepted_length(toks, parents, out[pos:])
+            adv = min(acc + 1, len(out) - pos)
+            t2 = time.perf_counter()
+            s.append(out[pos:pos + adv])
+            secs += (t1 - t0) + (time.perf_counter() - t2)
+            nodes += len(toks)
+            pos += adv
+            steps += 1
+        tokens += len(out)
+        s.end()
+    return {"tau": tokens / max(steps, 1), "nodes_per_step": nodes / max(steps, 1),
+            "us_per_step": 1e6 * secs / max(steps, 1), "steps": steps, "tokens": tokens,
+            "memory_mb": adapter.memory_bytes() / 2**20}
+
+
+def make_adapters(names, budget):
+    """Adapters by name; anchors that are not installed are skipped with a note."""
+    made, skipped = [], []
+    for name in names:
+        try:
+            if name == "lookahead-chain":
+                made.append(anchors.LookaheadAdapter(False, budget))
+            elif name == "lookahead-tree":
+                made.append(anchors.LookaheadAdapter(True, budget))
+            elif name == "ngram":
+                made.append(anchors.NgramAdapter(budget))
+            elif name == "suffix":
+                made.append(anchors.ArcticAdapter(budget))
+            elif name == "suffix-tree":
+                made.append(anchors.ArcticAdapter(budget, tree=True))
+            elif name == "pld":
+                made.append(anchors.PromptLookupAdapter(budget))
+            elif name == "oracle":
+                made.append(anchors.OracleAdapter(False))
+            elif name == "oracle-all":
+                made.append(anchors.OracleAdapter(True))
+            else:
+                raise ValueError(f"unknown drafter {name!r}")
+        except ImportError as exc:
+            skipped.append(f"{name} ({exc.name or exc} not installed)")
+    return made, skipped
+
+
+ALL_DRAFTERS = ("lookahead-chain", "lookahead-tree", "ngram", "suffix", "suffix-tree", "pld", "oracle",
+                "oracle-all")
+
+
+def context_sweep(text, lengths, names, budget, steps=200):
+    """µs per request-step (append one token + propose) at each context length, and µs per prompt token to
+    start a request, for each drafter; `text` is real token ids, repeated as needed."""
+    need = max(lengths) + steps + 1
+    reps = -(-need // len(text))
+    text = np.tile(np.asarray(text, np.int32), reps)[:need]
+    rows = []
+    for name in names:
+        for L in lengths:
+            made, _ = make_adapters([name], budget)
+            if not made:
+                continue
+            a = made[0]
+            if name.startswith("oracle") or (name == "pld" and L > 32768):
+                continue
+            w = a.begin(text[:64], text[64:80])  # warm-up outside the timing
+            w.append(text[64:65])
+            w.propose(budget)
+            w.end()
+            t0 = time.perf_counter()
+            s = a.begin(text[:L], text[L:L + steps])
+            t_begin = time.perf_counter() - t0
+            n = min(steps, 40) if name == "pld" else steps
+            t0 = time.perf_counter()
+            for i in range(n):
+                s.append(text[L + i:L + i + 1])
+                s.propose(budget)
+            dt = time.perf_counter() - t0
+            s.end()
+            rows.append({"drafter": a.name, "context": L, "us_per_step": 1e6 * dt / n,
+                         "us_per_prompt_token": 1e6 * t_begin / L})
+    return rows
+
+
+def batch_cost(records, sizes=(256,), budget=16, context=1024):
+    """µs per request of one propose_many over many requests (lookahead) against Arctic's loop."""
+    import lookahead
+
+    pool = np.concatenate([np.concatenate([r["prompt_ids"], r["output_ids"]]) for r in records])
+    out = []
+    for n in sizes:
+        for tree in (False, True):
+            d = lookahead.Drafter(max_draft=budget, tree=tree, learn=False)
+            hs = [d.begin(pool[(i * 97) % (len(pool) - context):][:context]) for i in range(n)]
+            d.propose_arrays(hs)
+            reps = 20
+            t0 = time.perf_counter()
+            for _ in range(reps):
+                d.propose_arrays(hs)
+            arr = (time.perf_counter() - t0) / reps / n * 1e6
+            t0 = time.perf_counter()
+            for _ in range(reps):
+                d.propose_many(hs)
+            objs = (time.perf_counter() - t0) / reps / n * 1e6
+            out.append({"drafter": "lookahead tree" if tree else "lookahead chain", "requests": n,
+                        "context": context, "us_per_request_arrays": arr, "us_per_request_drafts": objs})
+    return out

@@ -1,0 +1,116 @@
+"""Prints `lookahead bench replay`: tau per workload and drafter, the cost sweep, batch cost; JSON last."""
+import time
+
+import numpy as np
+
+from .replay import batch_cost, context_sweep, make_adapters, replay
+from .report import json_line, table
+
+
+def main(args):
+    from lookahead.index import warmup
+    from lookahead.models import load_tokenizer
+
+    from .workloads import load_workload
+
+    warmup()
+    tok = load_tokenizer()
+    names = [n for n in args.drafters.split(",") if n]
+    rows, skipped = [], set()
+    text_for_sweep = None
+    for wl in [w for w in args.workloads.split(",") if w]:
+        recs = load_workload(wl, tok, args.limit)
+        if text_for_sweep is None:
+            text_for_sweep = np.concatenate([np.concatenate([r["prompt_ids"], r["output_ids"]]) for r in recs])
+        warm, _ = make_adapters(names, args.budget)
+        for a in warm:  # compile numba / load caches outside the timed replay
+            replay(recs[:1], a, args.budget)
+        adapters, sk = make_adapters(names, args.budget)
+        skipped.update(sk)
+        for a in adapters:
+            t0 = time.perf_counter()
+            r = replay(recs, a, args.budget, wl)
+            r.update(workload=wl, drafter=a.name, wall_s=time.perf_counter() - t0)
+            rows.append(r)
+    print(table(rows, ["workload", "drafter", "tau", "nodes_per_step", "us_per_step", "memory_mb", "steps"],
+                f"replay, budget {args.budget} (greedy acceptance against recorded outputs)"))
+    if skipped:
+        print("skipped (not installed):", ", ".join(sorted(skipped)))
+    ratios = _ratios(rows)
+    if ratios:
+        print()
+        print(table(ratios, ["workload", "lookahead", "vs_arctic", "vs_best_anchor", "vs_oracle", "vs_oracle_all"],
+                    "best lookahead against anchors (tau ratio, same run)"))
+    sweep = []
+    lengths = [int(x) for x in args.sweep.split(",") if x]
+    if lengths and text_for_sweep is not None:
+        sweep_names = [n for n in names if not n.startswith("oracle")]
+        sweep = context_sweep(text_for_sweep, lengths, sweep_names, args.budget)
+        print()
+        print(table(sweep, ["drafter", "context", "us_per_step", "us_per_prompt_token"],
+                    "drafter cost against context length (append one token + propose, one request)"))
+    batch = []
+    if text_for_sweep is not None:
+        batch = batch_cost([{"prompt_ids": text_for_sweep, "output_ids": text_for_sweep[:0]}], budget=args.budget)
+        print()
+        print(table(batch, ["drafter", "requests", "context", "us_per_request_arrays", "us_per_request_drafts"],
+                    "propose_many over many requests (one native call)"))
+    if args.plot:
+        _plot(rows, sweep, args.plot)
+        print(f"plot: {args.plot}")
+    print(json_line({"bench": "replay", "budget": args.budget, "results": rows, "ratios": ratios,
+                     "context_sweep": sweep, "batch": batch}))
+    return 0
+
+
+def _ratios(rows):
+    out = []
+    by = {}
+    for r in rows:
+        by.setdefault(r["workload"], {})[r["drafter"]] = r["tau"]
+    for wl, d in by.items():
+        la = max((v for k, v in d.items() if k.startswith("lookahead")), default=None)
+        if la is None:
+            continue
+        anchors = [v for k, v in d.items() if not k.startswith(("lookahead", "oracle"))]
+        row = {"workload": wl, "lookahead": la}
+        if "arctic suffix" in d:
+            row["vs_arctic"] = la / d["arctic suffix"]
+        if anchors:
+            row["vs_best_anchor"] = la / max(anchors)
+        if "oracle (request)" in d:
+            row["vs_oracle"] = la / d["oracle (request)"]
+        if "oracle (all)" in d:
+            row["vs_oracle_all"] = la / d["oracle (all)"]
+        out.append(row)
+    return out
+
+
+def _plot(rows, sweep, path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2 if sweep else 1, figsize=(13 if sweep else 7, 4.5))
+    axes = np.atleast_1d(axes)
+    wls = sorted({r["workload"] for r in rows})
+    drafters = list(dict.fromkeys(r["drafter"] for r in rows))
+    w = 0.8 / max(len(drafters), 1)
+    for i, d in enumerate(drafters):
+        vals = [next((r["tau"] for r in rows if r["workload"] == wl and r["drafter"] == d), 0) for wl in wls]
+        axes[0].bar(np.arange(len(wls)) + i * w, vals, w, label=d)
+    axes[0].set_xticks(np.arange(len(wls)) + 0.4 - w / 2, wls)
+    axes[0].set_ylabel("tokens per target step (tau)")
+    axes[0].legend(fontsize=7)
+    if sweep:
+        for d in dict.fromkeys(r["drafter"] for r in sweep):
+            pts = [(r["context"], r["us_per_step"]) for r in sweep if r["drafter"] == d]
+            axes[1].plot(*zip(*pts), marker="o", label=d)
+        axes[1].set_xscale("log")
+        axes[1].set_yscale("log")
+        axes[1].set_xlabel("context tokens")
+        axes[1].set_ylabel("µs per request-step")
+        axes[1].legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)

@@ -1,0 +1,260 @@
+"""`Drafter`: model-free drafts for many concurrent requests, from their own text, earlier requests and a corpus.
+
+    d = Drafter(max_draft=16, tree=False, corpus=None, learn=True)
+    h = d.begin(prompt_ids, reference=None)   # -> int handle
+    d.append(h, new_token_ids)                 # tokens that entered the sequence since the last call
+    draft = d.propose(h)                       # Draft(tokens, parents, probs)
+    drafts = d.propose_many([h1, h2])          # one native call for the whole batch
+    d.end(h)                                   # with learn=True, prompt + output join cross-request memory
+"""
+from dataclasses import dataclass
+import itertools
+
+import numpy as np
+
+from .index import Arena, Memory, as_token_ids, new_automaton, text_of
+from .index.cursors import append_one
+from .index.propose import propose_batch, propose_single, scratch, step_single
+from .index.corpus import CorpusIndex, load_corpus
+from .index._layout import H_SIZE, SEP
+
+MAX_DRAFT_LIMIT = 1024
+EXT_TIERS = 5  # memory segments (<= 4) + corpus: a fixed tuple size keeps one compiled variant
+_DUMMY = np.zeros(H_SIZE, np.int32)
+
+
+@dataclass(frozen=True, slots=True)
+class Draft:
+    """A chain or tree of proposed tokens.
+
+    tokens: int32[n]; parents: int32[n], -1 for a child of the last accepted token, else parents[i] < i;
+    probs: float32[n], the estimated probability that the target reaches node i.
+    """
+    tokens: np.ndarray
+    parents: np.ndarray
+    probs: np.ndarray
+
+    def __len__(self):
+        return int(self.tokens.shape[0])
+
+    @property
+    def is_chain(self):
+        return bool(np.array_equal(self.parents, np.arange(-1, len(self) - 1, dtype=np.int32)))
+
+    def best_path(self):
+        """Token ids along the root path that ends at the deepest most probable node (what a chain verifier
+        such as vLLM's can use)."""
+        if len(self) == 0:
+            return self.tokens[:0]
+        n = len(self)
+        depth = np.zeros(n, np.int64)
+        for i in range(n):
+            p = self.parents[i]
+            depth[i] = 0 if p < 0 else depth[p] + 1
+        # deepest first, then most probable: a longer path never has fewer expected accepted tokens here
+        leaf = max(range(n), key=lambda i: (depth[i], self.probs[i], -i))
+        path = []
+        while leaf >= 0:
+            path.append(int(self.tokens[leaf]))
+            leaf = int(self.parents[leaf])
+        return np.asarray(path[::-1], np.int32)
+
+
+@dataclass(frozen=True)
+class DrafterConfig:
+    """Tuning knobs; the defaults were chosen with `lookahead bench replay` on the public workloads."""
+    occurrences: int = 4        # occurrences of the matched suffix read per tier and context length
+    min_prob: float = 0.0       # stop a branch below this estimated probability of being reached
+    alpha: float = 1.0          # unseen-continuation mass at a match of length 0 ...
+    half_len: float = 4.0       # ... halved at this match length
+    window: int = 256           # tokens re-matched when a cursor into a new memory segment is created
+    backoff: int = 1            # shorter contexts (suffix-link ancestors) also drafted from, per tier (0..4)
+    power: float = 2.0          # an occurrence of a match of length L weighs (L / longest match)^power
+    memory_tokens: int = 4_000_000
+    memory_segments: int = 4
+
+
+def _check_budget(n, what="max_draft"):
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
+        raise TypeError(f"{what} must be an int, got {type(n).__name__}")
+    if n < 1 or n > MAX_DRAFT_LIMIT:
+        raise ValueError(f"{what} must be in 1..{MAX_DRAFT_LIMIT}, got {n}; verification cost grows with the "
+                         "draft, 4-64 is the useful range (use no drafter to switch speculation off)")
+    return int(n)
+
+
+class Drafter:
+    """Proposes drafts for many requests. Not thread-safe: one drafter per engine worker (every
+    tensor-parallel rank runs its own; same inputs give the same drafts)."""
+
+    def __init__(self, max_draft=16, tree=False, corpus=None, learn=True, *, vocab_size=None, config=None):
+        self.max_draft = _check_budget(max_draft)
+        self.tree = bool(tree)
+        self.learn = bool(learn)
+        self.config = config or DrafterConfig()
+        c = self.config
+        if c.occurrences < 1 or c.occurrences > 256:
+            raise ValueError(f"DrafterConfig.occurrences must be in 1..256, got {c.occurrences}")
+        if not 0.0 <= c.min_prob < 1.0:
+            raise ValueError(f"DrafterConfig.min_prob must be in [0, 1), got {c.min_prob}")
+        self.arena = Arena()
+        self.memory = Memory(self.arena, c.memory_tokens, c.memory_segments)
+        self.corpus = None
+        self._corpus_tier = None
+        if corpus is not None:
+            self.corpus = corpus if isinstance(corpus, CorpusIndex) else load_corpus(corpus)
+            self._corpus_tier = self.arena.add(self.corpus.buffer)
+            if vocab_size is None:
+                vocab_size = self.corpus.vocab_size
+        self.vocab_size = vocab_size
+        self._vocab = int(vocab_size or 0)
+        self._requests = {}  # handle -> [slot, start of the prompt in the request's text]
+        self._handles = itertools.count(1)
+        self._params = {}
+        self._scratch = scratch(MAX_DRAFT_LIMIT if self.max_draft > 64 else 64, c.occurrences)
+        self._out = None
+        self._refresh_tiers()
+
+    # -- tiers -------------------------------------------------------------------------------------
+    def _refresh_tiers(self):
+        """External automata as the native calls see them: arena slots for the typed List, tuple positions
+        (1..EXT_TIERS) for single-request calls; generation -1 marks an unused position."""
+        slots, gens = self.memory.tiers()
+        if self._corpus_tier is not None:
+            slots.append(self._corpus_tier[0])
+            gens.append(self._corpus_tier[1])
+        k = len(slots)
+        ext = np.full((2, EXT_TIERS), -1, np.int64)
+        ext[0, :k] = slots
+        ext[1, :k] = gens
+        ext[0, k:] = 0
+        self._ext_list = ext
+        self._ext_tuple = ext.copy()
+        self._ext_tuple[0] = np.arange(1, EXT_TIERS + 1)
+        self._ext_bufs = tuple(self.arena[s] for s in slots) + (_DUMMY,) * (EXT_TIERS - k)
+
+    def _slot(self, h):
+        try:
+            return self._requests[h][0]
+        except (KeyError, TypeError):
+            raise KeyError(f"unknown or ended drafter handle {h!r}; use the handle returned by begin() and "
+                           "call end() once") from None
+
+    def _param_array(self, budget):
+        p = self._params.get(budget)
+        if p is None:
+            c = self.config
+            if scratch(budget, c.occurrences)[1].shape[1] > self._scratch[1].shape[1]:
+                self._scratch = scratch(budget, c.occurrences)
+            p = np.array([budget, self.tree, c.occurrences, c.min_prob, c.alpha, c.half_len, c.window,
+                          c.backoff, c.power], np.float64)
+            self._params[budget] = p
+        return p
+
+    def _append_slot(self, slot, toks, vocab=None):
+        b = append_one(self.arena[slot], *self._ext_bufs, toks, self._ext_tuple, self.config.window,
+                       self._vocab if vocab is None else vocab)
+        if b.shape[0] == 0:  # an id out of range: let the full check name it
+            as_token_ids(toks.astype(np.int64), "token_ids", self.vocab_size or 2**31)
+        if b.shape[0] != self.arena[slot].shape[0]:
+            self.arena.set(slot, b)
+
+    # -- request lifecycle -------------------------------------------------------------------------
+    def begin(self, prompt_ids, reference=None):
+        """Starts a request from its prompt (and optional reference text, e.g. the file being edited)."""
+        prompt = as_token_ids(prompt_ids, "prompt_ids", self.vocab_size)
+        start = 0
+        if reference is not None:
+            ref = as_token_ids(reference, "reference", self.vocab_size)
+            start = len(ref) + 1
+        slot, _ = self.arena.add(new_automaton(start + len(prompt) + 64))
+        h = next(self._handles)
+        self._requests[h] = [slot, start]
+        if start:
+            # the reference, then SEP: matches never run across it, and cursors re-sync on the prompt
+            self._append_slot(slot, np.concatenate([ref, np.array([SEP], np.int32)]), vocab=-1)
+        self._append_slot(slot, prompt)
+        return h
+
+    def append(self, h, token_ids):
+        """Adds tokens that entered request h's sequence since the last call (accepted + bonus tokens)."""
+        slot = self._slot(h)
+        if (type(token_ids) is np.ndarray and token_ids.dtype == np.int32 and token_ids.ndim == 1
+                and token_ids.flags.c_contiguous):
+            toks = token_ids  # fast path: checked natively
+        else:
+            toks = as_token_ids(token_ids, "token_ids", self.vocab_size)
+        if toks.shape[0]:
+            self._append_slot(slot, toks)
+
+    def end(self, h):
+        """Finishes request h; with learn=True its prompt and output join cross-request memory."""
+        slot = self._slot(h)
+        _, start = self._requests.pop(h)
+        if self.learn and self.memory.budget > 0:
+            self.memory.add(np.array(text_of(self.arena[slot])[start:]))
+            self._refresh_tiers()
+        self.arena.free(slot)
+
+    def tokens(self, h):
+        """The request's text so far (prompt + appended tokens), int32."""
+        slot = self._slot(h)
+        return np.array(text_of(self.arena[slot])[self._requests[h][1]:])
+
+    @property
+    def active(self):
+        return len(self._requests)
+
+    # -- proposals ---------------------------------------------------------------------------------
+    def propose(self, h, max_draft=None):
+        """Draft for request h: at most max_draft (default: the drafter's) nodes."""
+        slot = self._slot(h)
+        budget = self.max_draft if max_draft is None else _check_budget(max_draft)
+        t, p, q = propose_single(self.arena[slot], *self._ext_bufs, self._ext_tuple, self._param_array(budget),
+                                 *self._scratch)
+        return Draft(t, p, q)
+
+    def step(self, h, token_ids, max_draft=None):
+        """append(h, token_ids) then propose(h), in one native call: the cheapest per-step path."""
+        slot = self._slot(h)
+        if (type(token_ids) is np.ndarray and token_ids.dtype == np.int32 and token_ids.ndim == 1
+                and token_ids.flags.c_contiguous):
+            toks = token_ids
+        else:
+            toks = as_token_ids(token_ids, "token_ids", self.vocab_size)
+        budget = self.max_draft if max_draft is None else _check_budget(max_draft)
+        old = self.arena.py[slot]
+        b, t, p, q = step_single(old, *self._ext_bufs, toks, self._ext_tuple, self._param_array(budget),
+                                 self._vocab, *self._scratch)
+        if b.shape[0] != old.shape[0]:
+            if b.shape[0] == 0:
+                as_token_ids(toks.astype(np.int64), "token_ids", self.vocab_size or 2**31)
+            self.arena.set(slot, b)
+        return Draft(t, p, q)
+
+    def propose_many(self, handles, max_draft=None):
+        """Drafts for several requests in one native call; returns a list of Draft."""
+        toks, pars, probs, n = self.propose_arrays(handles, max_draft)
+        return [Draft(toks[i, :n[i]].copy(), pars[i, :n[i]].copy(), probs[i, :n[i]].copy())
+                for i in range(len(n))]
+
+    def propose_arrays(self, handles, max_draft=None):
+        """Like propose_many without Python objects per request: (tokens, parents, probs) as [B, budget]
+        arrays (row i valid up to n[i]) and n [B]. The arrays are reused by the next call."""
+        budget = self.max_draft if max_draft is None else _check_budget(max_draft)
+        slots = np.fromiter((self._slot(h) for h in handles), np.int64, len(handles))
+        B = len(slots)
+        # output rows are reused between calls; whole rows keep them C-contiguous (one compiled variant)
+        if self._out is None or self._out[0].shape[0] < B or self._out[0].shape[1] < budget:
+            rows = max(B, 0 if self._out is None else self._out[0].shape[0])
+            cols = max(budget, 0 if self._out is None else self._out[0].shape[1])
+            self._out = (np.empty((rows, cols), np.int32), np.empty((rows, cols), np.int32),
+                         np.empty((rows, cols), np.float32), np.empty(rows, np.int64))
+        toks, pars, probs, n = (o[:B] for o in self._out)
+        propose_batch(self.arena.buffers, slots, self._ext_list, self._param_array(budget), toks, pars, probs,
+                      n, *self._scratch)
+        return toks[:, :budget], pars[:, :budget], probs[:, :budget], n
+
+    def memory_bytes(self):
+        """Bytes held by all automata (requests, memory segments, corpus)."""
+        return self.arena.nbytes()

@@ -1,0 +1,89 @@
+"""The numba automaton against the pure-Python reference on random and awkward texts."""
+import numpy as np
+from hypothesis import given, strategies as st
+
+from lookahead.index import (Arena, add_document, extend_many, find_state, match_step, new_automaton,
+                             occurrences, self_cursor, text_of)
+from reference_index import SEP, RefIndex
+
+texts = st.lists(st.integers(0, 4), max_size=120) | st.lists(st.integers(0, 1), max_size=200) | \
+    st.lists(st.just(7), max_size=80) | st.lists(st.integers(0, 151935), max_size=60)
+
+
+def _all_ends(b, v):
+    out = np.empty(b.shape[0], np.int32)
+    k = occurrences(b, v, out, out.shape[0], False)
+    return sorted(out[:k].tolist())
+
+
+def _build(tokens, cap=4):
+    return extend_many(new_automaton(cap), np.asarray(tokens, np.int32))
+
+
+@given(texts, st.data())
+def test_occurrences_and_counts_match_reference(tokens, data):
+    b = _build(tokens)
+    ref = RefIndex(tokens)
+    assert text_of(b).tolist() == tokens
+    for _ in range(8):
+        if tokens and data.draw(st.booleans()):
+            i = data.draw(st.integers(0, len(tokens) - 1))
+            pat = tokens[i:i + data.draw(st.integers(1, 6))]
+        else:
+            pat = data.draw(st.lists(st.integers(0, 5), min_size=1, max_size=4))
+        v = find_state(b, np.asarray(pat, np.int32))
+        ends = ref.ends(pat)
+        if not ends:
+            assert v == -1
+            continue
+        assert _all_ends(b, v) == ends
+        # continuations: what follows each occurrence
+        out = np.empty(len(tokens) + 1, np.int32)
+        k = occurrences(b, v, out, out.shape[0], True)
+        got = sorted(tokens[e + 1] for e in out[:k])
+        assert got == sorted(ref.continuations(pat).elements())
+
+
+@given(texts)
+def test_self_cursor_is_longest_earlier_suffix(tokens):
+    b = _build(tokens)
+    v, L = self_cursor(b)
+    assert L == RefIndex(tokens).longest_repeat_suffix()
+
+
+@given(texts, st.lists(st.integers(0, 5), max_size=40))
+def test_match_cursor_tracks_longest_suffix(tokens, context):
+    b = _build(tokens)
+    ref = RefIndex(tokens)
+    v, L = 0, 0
+    for i, c in enumerate(context):
+        v, L = match_step(b, v, L, c)
+        assert L == ref.longest_match(context[:i + 1])
+
+
+@given(st.lists(st.lists(st.integers(0, 3), max_size=20), max_size=6), st.lists(st.integers(0, 3), max_size=8))
+def test_documents_never_match_across_separators(docs, pattern):
+    arena = Arena()
+    slot, _ = arena.add(new_automaton(4))
+    for d in docs:
+        add_document(arena.buffers, slot, np.asarray(d, np.int32))
+    arena.sync(slot)
+    b = arena[slot]
+    flat = [t for d in docs for t in d + [SEP]]
+    assert text_of(b).tolist() == flat
+    ref = RefIndex(flat)
+    if pattern:
+        v = find_state(b, np.asarray(pattern, np.int32))
+        assert (v == -1) == (ref.count(pattern) == 0)
+        if v != -1:
+            assert _all_ends(b, v) == ref.ends(pattern)
+
+
+def test_growth_from_tiny_capacity_keeps_everything():
+    rng = np.random.default_rng(0)
+    tokens = rng.integers(0, 3, 5000).astype(np.int32)
+    a = _build(tokens, cap=1)
+    b = _build(tokens, cap=10000)
+    for L in (1, 3, 8):
+        pat = tokens[100:100 + L]
+        assert _all_ends(a, find_state(a, pat)) == _all_ends(b, find_state(b, pat))

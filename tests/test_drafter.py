@@ -1,0 +1,240 @@
+"""Drafter: well-formed drafts after any interleaving of begin/append/end, memory, determinism, errors."""
+import numpy as np
+import pytest
+from hypothesis import given, strategies as st
+
+import lookahead
+from lookahead import Drafter, DrafterConfig
+from reference_index import RefIndex
+
+
+def check_draft(d, budget):
+    n = len(d)
+    assert 0 <= n <= budget
+    assert d.tokens.dtype == np.int32 and d.parents.dtype == np.int32 and d.probs.dtype == np.float32
+    assert d.tokens.shape == d.parents.shape == d.probs.shape == (n,)
+    for i in range(n):
+        p = d.parents[i]
+        assert -1 <= p < i
+        assert 0 < d.probs[i] <= 1.0 + 1e-6
+        if p >= 0:  # reaching a node is never likelier than reaching its parent
+            assert d.probs[i] <= d.probs[p] + 1e-6
+    # siblings are distinct tokens
+    seen = set()
+    for i in range(n):
+        key = (int(d.parents[i]), int(d.tokens[i]))
+        assert key not in seen
+        seen.add(key)
+    assert (d.tokens >= 0).all()
+
+
+ops = st.lists(st.tuples(st.sampled_from(["begin", "append", "end", "propose"]),
+                         st.lists(st.integers(0, 5), max_size=12), st.integers(0, 7)), max_size=40)
+
+
+@given(ops, st.booleans(), st.integers(1, 24))
+def test_any_interleaving_gives_wellformed_drafts(script, tree, budget):
+    d = Drafter(max_draft=budget, tree=tree, config=DrafterConfig(memory_tokens=64, memory_segments=2))
+    live, texts = [], {}
+    for op, toks, k in script:
+        if op == "begin" or not live:
+            h = d.begin(toks)
+            live.append(h)
+            texts[h] = list(toks)
+        elif op == "append":
+            h = live[k % len(live)]
+            d.append(h, toks)
+            texts[h] += toks
+        elif op == "end":
+            h = live.pop(k % len(live))
+            d.end(h)
+        else:
+            hs = live[:1 + k % len(live)]
+            many = d.propose_many(hs)
+            for h, dr in zip(hs, many):
+                check_draft(dr, budget)
+                single = d.propose(h)
+                assert np.array_equal(single.tokens, dr.tokens) and np.array_equal(single.parents, dr.parents)
+                assert np.allclose(single.probs, dr.probs)
+        for h in live:
+            assert d.tokens(h).tolist() == texts[h]
+    assert d.memory.tokens <= 64 + 64  # budget plus the open segment's slack
+
+
+@given(st.lists(st.integers(0, 3), min_size=2, max_size=60))
+def test_first_chain_token_follows_an_earlier_occurrence(tokens):
+    # with only the request's own text, any drafted first token continues some earlier occurrence of a
+    # non-empty suffix of the context, in particular of the last token
+    d = Drafter(max_draft=8, learn=False)
+    h = d.begin(tokens)
+    dr = d.propose(h)
+    ref = RefIndex(tokens)
+    if len(dr):
+        assert dr.tokens[0] in ref.continuations(tokens[-1:])
+    L = ref.longest_repeat_suffix()
+    if L == 0:
+        assert len(dr) == 0
+
+
+def test_chain_copies_the_longest_match():
+    prompt = [1, 2, 3, 4, 5, 6, 7, 8, 9, 1, 2, 3]
+    d = Drafter(max_draft=16, learn=False)
+    dr = d.propose(d.begin(prompt))
+    assert dr.is_chain
+    # copies on, and keeps going past the end of the first occurrence (periodic text)
+    assert dr.tokens[:9].tolist() == [4, 5, 6, 7, 8, 9, 1, 2, 3]
+    assert len(dr) == 16
+
+
+def test_tree_covers_two_continuations():
+    prompt = [5, 1, 2, 3, 7, 7, 7, 1, 2, 3, 8, 8, 8, 1, 2, 3]
+    d = Drafter(max_draft=6, tree=True, learn=False)
+    dr = d.propose(d.begin(prompt))
+    roots = sorted(dr.tokens[dr.parents == -1].tolist())
+    assert roots == [7, 8]
+    assert not dr.is_chain
+
+
+def test_cross_request_memory_drafts_the_earlier_answer():
+    prompt = list(range(100, 140))
+    answer = list(range(500, 540))
+    d = Drafter(max_draft=16)
+    h = d.begin(prompt)
+    assert len(d.propose(h)) == 0  # nothing repeats yet
+    d.append(h, answer)
+    d.end(h)
+    h2 = d.begin(prompt)
+    assert d.propose(h2).tokens.tolist() == answer[:16]
+    d.end(h2)
+    d2 = Drafter(max_draft=16, learn=False)
+    h = d2.begin(prompt)
+    d2.append(h, answer)
+    d2.end(h)
+    assert len(d2.propose(d2.begin(prompt))) == 0
+
+
+def test_reference_text_is_drafted_from():
+    ref = list(range(10, 60))
+    d = Drafter(max_draft=8, learn=False)
+    h = d.begin([1, 2, 10, 11, 12], reference=ref)
+    assert d.propose(h).tokens.tolist() == list(range(13, 21))
+    assert d.tokens(h).tolist() == [1, 2, 10, 11, 12]
+
+
+def test_memory_stays_within_budget_and_evicts_oldest():
+    d = Drafter(max_draft=8, config=DrafterConfig(memory_tokens=400, memory_segments=2))
+    rng = np.random.default_rng(1)
+    for i in range(200):
+        h = d.begin(rng.integers(0, 1000, 30))
+        d.append(h, rng.integers(0, 1000, 20))
+        d.end(h)
+    assert d.memory.tokens <= 400 + 60
+    assert len(d.memory.tiers()[0]) <= 2
+    assert d.memory_bytes() < 2_000_000
+
+
+def test_same_inputs_same_drafts():
+    rng = np.random.default_rng(3)
+    seqs = [rng.integers(0, 6, 80) for _ in range(5)]
+    outs = []
+    for _ in range(2):
+        d = Drafter(max_draft=12, tree=True)
+        hs = [d.begin(s) for s in seqs]
+        for h, s in zip(hs, seqs):
+            d.append(h, s[:7])
+        d.end(hs[0])
+        outs.append([(x.tokens.tolist(), x.parents.tolist(), x.probs.tolist()) for x in d.propose_many(hs[1:])])
+    assert outs[0] == outs[1]
+
+
+def test_step_equals_append_then_propose():
+    rng = np.random.default_rng(4)
+    s = rng.integers(0, 5, 100).astype(np.int32)
+    a, b = Drafter(max_draft=8), Drafter(max_draft=8)
+    ha, hb = a.begin(s[:50]), b.begin(s[:50])
+    for i in range(50, 100, 3):
+        x = a.step(ha, s[i:i + 3])
+        b.append(hb, s[i:i + 3])
+        y = b.propose(hb)
+        assert x.tokens.tolist() == y.tokens.tolist() and x.parents.tolist() == y.parents.tolist()
+
+
+def test_torch_and_list_inputs():
+    torch = pytest.importorskip("torch")
+    d = Drafter(max_draft=4, learn=False)
+    h = d.begin(torch.tensor([1, 2, 3, 1, 2]))
+    d.append(h, [3])
+    d.append(h, np.array([1], np.int64))
+    assert d.tokens(h).tolist() == [1, 2, 3, 1, 2, 3, 1]
+
+
+@pytest.mark.parametrize("bad,err,msg", [
+    ([1.5, 2.0], TypeError, "integers"),
+    ("hello", TypeError, "tokenize"),
+    ([1, -1], ValueError, "negative"),
+    ([[1, 2]], TypeError, "1-D"),
+    ([2**40], ValueError, "int32"),
+])
+def test_bad_token_ids(bad, err, msg):
+    d = Drafter()
+    with pytest.raises(err, match=msg):
+        d.begin(bad)
+    h = d.begin([1, 2])
+    with pytest.raises(err, match=msg):
+        d.append(h, bad)
+    assert d.tokens(h).tolist() == [1, 2]  # nothing was appended
+
+
+def test_ids_past_vocab():
+    d = Drafter(vocab_size=100)
+    with pytest.raises(ValueError, match="vocabulary of 100"):
+        d.begin([5, 100])
+    h = d.begin([5, 6])
+    with pytest.raises(ValueError, match="vocabulary"):
+        d.append(h, np.array([99, 100], np.int32))
+    with pytest.raises(ValueError, match="vocabulary"):
+        d.step(h, np.array([150], np.int32))
+    assert d.tokens(h).tolist() == [5, 6]
+
+
+def test_unknown_and_ended_handles():
+    d = Drafter()
+    h = d.begin([1, 2, 3])
+    d.end(h)
+    for call in (lambda: d.append(h, [1]), lambda: d.propose(h), lambda: d.end(h), lambda: d.propose_many([h]),
+                 lambda: d.append(12345, [1]), lambda: d.propose("x")):
+        with pytest.raises(KeyError, match="begin"):
+            call()
+
+
+@pytest.mark.parametrize("budget", [0, -3, 10**6, 2.5, True])
+def test_bad_budgets(budget):
+    with pytest.raises((ValueError, TypeError), match="max_draft"):
+        Drafter(max_draft=budget)
+    d = Drafter()
+    h = d.begin([1, 2, 1])
+    with pytest.raises((ValueError, TypeError), match="max_draft"):
+        d.propose(h, max_draft=budget)
+
+
+def test_budget_override_and_large_budget():
+    rng = np.random.default_rng(5)
+    s = np.tile(rng.integers(0, 50, 40), 30)
+    d = Drafter(max_draft=8, tree=True)
+    h = d.begin(s)
+    assert len(d.propose(h, max_draft=3)) <= 3
+    big = d.propose(h, max_draft=1024)
+    check_draft(big, 1024)
+    assert len(big) > 100
+
+
+def test_warmup_compiles():
+    from lookahead.index import warmup
+
+    assert warmup() >= 5
+
+
+def test_draft_best_path():
+    d = lookahead.Draft(np.array([7, 8, 9, 4], np.int32), np.array([-1, -1, 1, 2], np.int32),
+                        np.array([0.6, 0.4, 0.3, 0.2], np.float32))
+    assert d.best_path().tolist() == [8, 9, 4]
