@@ -51,8 +51,7 @@ def _add_bench(sub):
     for name, helptext in (("kernels", "verify kernels: reference, vectorized, triton, anchors"),
                            ("e2e", "tokens/s on a real model: plain, HF prompt lookup, lookahead"),
                            ("vllm", "output tokens/s in vLLM: none, ngram, suffix, lookahead")):
-        q = bsub.add_parser(name, help=helptext)
-        q.add_argument("rest", nargs=argparse.REMAINDER)
+        bsub.add_parser(name, help=helptext, add_help=False)
 
 
 def _replay_drafters():
@@ -84,8 +83,7 @@ def cmd_bench(args):
 
 
 def _add_generate(sub):
-    p = sub.add_parser("generate", help="generate with speculative decoding on a real model")
-    p.add_argument("rest", nargs=argparse.REMAINDER)
+    sub.add_parser("generate", help="generate with speculative decoding on a real model", add_help=False)
 
 
 def cmd_generate(args):
@@ -105,7 +103,11 @@ def main(argv=None):
     _add_generate(sub)
     _add_index(sub)
     _add_bench(sub)
-    args = ap.parse_args(argv)
+    args, rest = ap.parse_known_args(argv)
+    passthrough = args.cmd == "generate" or (args.cmd == "bench" and args.bench_cmd in ("kernels", "e2e", "vllm"))
+    if rest and not passthrough:
+        ap.error(f"unrecognized arguments: {' '.join(rest)}")
+    args.rest = rest
     try:
         return {"generate": cmd_generate, "index": cmd_index, "bench": cmd_bench}[args.cmd](args) or 0
     except (ValueError, FileNotFoundError, KeyError) as exc:

@@ -167,7 +167,9 @@ class Drafter:
         if reference is not None:
             ref = as_token_ids(reference, "reference", self.vocab_size)
             start = len(ref) + 1
-        slot, _ = self.arena.add(new_automaton(start + len(prompt) + 64))
+        # headroom for the output: growing copies the whole automaton (amortized O(1), but a visible pause)
+        n = start + len(prompt)
+        slot, _ = self.arena.add(new_automaton(n + max(256, n // 4)))
         h = next(self._handles)
         self._requests[h] = [slot, start]
         if start:

@@ -198,6 +198,7 @@ class _OracleSession:
 
     def append(self, toks):
         lookahead.index.append_tokens(self.ar.buffers, self.slot, np.asarray(toks, np.int32), self._none, 0)
+        self.ar.sync(self.slot)
         self.pos += len(toks)
 
     @staticmethod
@@ -218,3 +219,4 @@ class _OracleSession:
         if self.a.cross:
             lookahead.index.add_document(self.a.mem.buffers, self.a.mem_slot,
                                          np.concatenate([self.prompt, self.out]))
+            self.a.mem.sync(self.a.mem_slot)

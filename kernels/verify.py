@@ -1,0 +1,187 @@
+"""`verify`: lossless chain and tree verification for a ragged batch, greedy and sampled.
+
+    res = verify(logits, draft_tokens, parents, draft_offsets, *,
+                 temperature=None, top_k=None, top_p=None, uniforms=None, generator=None, impl=None)
+
+Shapes (B requests, request b with n_b >= 0 draft nodes in topological order, N = sum n_b, R = N + B):
+  draft_offsets int [B+1]: 0, n_0, n_0 + n_1, ...
+  draft_tokens, parents int [N]: parents are local indices, -1 for a child of the last accepted token
+  logits float [R, V]: per request, the root row (the position after the last accepted token), then one row
+      per draft node in node order (the target's distribution for the token after that node)
+  temperature [B] (None: all greedy; 0: greedy, argmax with ties to the lowest id), top_k [B] (0: off),
+  top_p [B] in (0, 1] (1: off): the target is what ordinary sampling would use after all three.
+  uniforms float [R, V] in (0, 1) or a torch.Generator supply all randomness (not both); with uniforms, every
+  path gives bit-identical results.
+Returns VerifyResult; see the dataclass. impl: "reference" | "vectorized" | "triton" | None (triton on CUDA
+when available, else vectorized).
+"""
+from dataclasses import dataclass
+
+import torch
+
+from .reference import verify_reference
+from .sampling import gumbel_from_uniforms, target_logits
+from .vectorized import node_layout, verify_vectorized
+
+
+@dataclass(frozen=True)
+class VerifyResult:
+    """num_accepted int64 [B]; accepted_nodes int64 [B, P] (local node indices along the accepted path,
+    padded with -1; P = max n_b); next_token int64 [B] (the bonus or recovered token); output_tokens
+    int64 [B, P + 1] (accepted tokens, then next_token, padded with -1)."""
+    num_accepted: torch.Tensor
+    accepted_nodes: torch.Tensor
+    next_token: torch.Tensor
+    output_tokens: torch.Tensor
+
+
+def _triton_available():
+    try:
+        import triton  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _check(logits, draft_tokens, parents, offsets, temperature, top_k, top_p, uniforms, generator):
+    if not isinstance(logits, torch.Tensor) or logits.dim() != 2 or not logits.is_floating_point():
+        raise TypeError("logits must be a 2-D floating tensor [sum(n_b + 1), vocab]")
+    dev = logits.device
+    for name, t in (("draft_tokens", draft_tokens), ("parents", parents), ("draft_offsets", offsets)):
+        if not isinstance(t, torch.Tensor) or t.dim() != 1:
+            raise TypeError(f"{name} must be a 1-D integer tensor")
+        if t.is_floating_point() or t.dtype == torch.bool or t.is_complex():
+            raise TypeError(f"{name} must hold integers, got {t.dtype}; convert with .long()")
+        if t.device != dev:
+            raise ValueError(f"{name} is on {t.device} but logits are on {dev}; move them to one device")
+    if offsets.numel() < 1 or int(offsets[0]) != 0:
+        raise ValueError("draft_offsets must start at 0 and have B + 1 entries (cumulative node counts)")
+    off = offsets.long()
+    n = off[1:] - off[:-1]
+    if bool((n < 0).any()):
+        raise ValueError("draft_offsets must be non-decreasing")
+    B, N, V = off.numel() - 1, int(off[-1]), logits.shape[1]
+    if draft_tokens.numel() != N or parents.numel() != N:
+        raise ValueError(f"draft_offsets end at {N} but draft_tokens has {draft_tokens.numel()} and parents "
+                         f"{parents.numel()} entries; they must match")
+    if logits.shape[0] != N + B:
+        raise ValueError(f"logits has {logits.shape[0]} rows, expected {N + B} (one root row per request plus one "
+                         "row per draft node)")
+    if V < 1:
+        raise ValueError("logits must have at least one column (vocab >= 1)")
+    toks, pars = draft_tokens.long(), parents.long()
+    if N:
+        if bool(((toks < 0) | (toks >= V)).any()):
+            raise ValueError(f"draft token ids must lie in [0, {V}) (the logits' vocab); got "
+                             f"{int(toks.min())}..{int(toks.max())}")
+        req = torch.repeat_interleave(torch.arange(B, device=dev), n)
+        local = torch.arange(N, device=dev) - off[:-1][req]
+        if bool(((pars < -1) | (pars >= local)).any()):
+            raise ValueError("parents must be topological: -1 (child of the root) or a local index smaller than the "
+                             "node's own; list a tree parents-first")
+    temp = torch.zeros(B, dtype=torch.float32, device=dev) if temperature is None else _per_request(
+        temperature, B, dev, "temperature")
+    if bool(torch.isnan(temp).any()) or bool((temp < 0).any()):
+        raise ValueError("temperature must be >= 0 (0 means greedy)")
+    k = None if top_k is None else _per_request(top_k, B, dev, "top_k").long()
+    if k is not None and bool((k < 0).any()):
+        raise ValueError("top_k must be >= 0 (0 disables it)")
+    p = None if top_p is None else _per_request(top_p, B, dev, "top_p")
+    if p is not None and bool(((p <= 0) | (p > 1) | torch.isnan(p)).any()):
+        raise ValueError("top_p must lie in (0, 1] (1 disables it)")
+    if uniforms is not None and generator is not None:
+        raise ValueError("pass uniforms or generator, not both")
+    if uniforms is not None:
+        if not isinstance(uniforms, torch.Tensor) or tuple(uniforms.shape) != tuple(logits.shape):
+            raise ValueError(f"uniforms must be a tensor shaped like logits {tuple(logits.shape)}")
+        if uniforms.device != dev:
+            raise ValueError(f"uniforms are on {uniforms.device} but logits are on {dev}")
+        if not uniforms.is_floating_point() or bool(((uniforms <= 0) | (uniforms >= 1)).any()):
+            raise ValueError("uniforms must be floats strictly inside (0, 1)")
+    return off, toks, pars, temp, k, p, int(n.max()) if B else 0
+
+
+def _per_request(x, B, dev, name):
+    t = torch.as_tensor(x, device=dev)
+    if t.dim() == 0:
+        t = t.expand(B)
+    if t.shape != (B,):
+        raise ValueError(f"{name} must be a per-request tensor of shape [{B}], got {tuple(t.shape)}")
+    if t.device != dev:
+        raise ValueError(f"{name} is on {t.device} but logits are on {dev}")
+    return t.to(torch.float32) if name != "top_k" else t
+
+
+def verify(logits, draft_tokens, parents, draft_offsets, *, temperature=None, top_k=None, top_p=None,
+           uniforms=None, generator=None, impl=None):
+    off, toks, pars, temp, k, p, max_path = _check(logits, draft_tokens, parents, draft_offsets, temperature,
+                                                   top_k, top_p, uniforms, generator)
+    B = off.numel() - 1
+    dev = logits.device
+    if impl is None:
+        impl = "triton" if dev.type == "cuda" and _triton_available() else "vectorized"
+    if impl not in ("reference", "vectorized", "triton"):
+        raise ValueError(f"impl must be 'reference', 'vectorized', 'triton' or None, got {impl!r}")
+    n = off[1:] - off[:-1]
+    row_req = torch.repeat_interleave(torch.arange(B, device=dev), n + 1)
+    row_temp = temp[row_req]
+    lg = logits
+    if k is not None or p is not None:
+        kk = torch.zeros(B, dtype=torch.long, device=dev) if k is None else k
+        pp = torch.ones(B, dtype=torch.float32, device=dev) if p is None else p
+        lg = target_logits(logits, row_temp, kk[row_req], pp[row_req])
+    sampled = bool((temp > 0).any())
+    noise, seed = None, None
+    if sampled:
+        # uniforms: Gumbel noise shared by every path (bit-exact comparisons). Otherwise each path draws its own
+        # way, all exact in distribution: triton from a seed (Philox in the kernel), vectorized by multinomial,
+        # the reference from freshly drawn uniforms.
+        if uniforms is not None:
+            noise = gumbel_from_uniforms(uniforms)
+        elif impl == "triton":
+            seed = int(torch.randint(0, 2**31 - 1, (1,), generator=generator))
+        elif impl == "reference":
+            gdev = "cpu" if generator is None else generator.device
+            u = torch.rand(logits.shape, generator=generator, device=gdev).clamp_(min=torch.finfo(torch.float32).tiny)
+            noise = gumbel_from_uniforms(u.to(dev))
+    if impl == "reference":
+        paths, nexts = verify_reference(lg, toks, pars, off, temp, noise)
+        nodes = torch.full((B, max_path), -1, dtype=torch.int64, device=dev)
+        for b, path in enumerate(paths):
+            if path:
+                nodes[b, :len(path)] = torch.tensor(path, dtype=torch.int64)
+        num = torch.tensor([len(x) for x in paths], dtype=torch.int64, device=dev)
+        nxt = torch.tensor(nexts, dtype=torch.int64, device=dev)
+    elif impl == "vectorized":
+        ok, num, _, nxt = verify_vectorized(lg, toks, pars, off, row_temp, noise, generator)
+        nodes = _nodes_from_mask(ok, num, pars, off, max_path)
+    else:
+        from .triton_verify import verify_triton
+
+        nodes, num, nxt = verify_triton(lg, toks, pars, off, row_temp, noise, seed, max_path)
+    return _result(nodes, num, nxt, toks, off)
+
+
+def _nodes_from_mask(ok, num, pars, off, max_path):
+    B = off.numel() - 1
+    dev = ok.device
+    nodes = torch.full((B, max(max_path, 1)), -1, dtype=torch.int64, device=dev)
+    if ok.numel():
+        req, _, _, _ = node_layout(pars, off)
+        rank = torch.cumsum(ok.to(torch.int64), 0) - 1
+        start = torch.cumsum(num, 0) - num  # accepted nodes before request b
+        sel = torch.nonzero(ok).flatten()
+        r = req[sel]
+        nodes[r, rank[sel] - start[r]] = sel - off[:-1][r]
+    return nodes[:, :max_path]
+
+
+def _result(nodes, num, nxt, toks, off):
+    B, P = nodes.shape
+    dev = nodes.device
+    out = torch.full((B, P + 1), -1, dtype=torch.int64, device=dev)
+    if P:
+        glob = torch.where(nodes >= 0, nodes + off[:-1].unsqueeze(1), torch.zeros_like(nodes))
+        out[:, :P] = torch.where(nodes >= 0, toks[glob] if toks.numel() else glob, nodes)
+    out[torch.arange(B, device=dev), num] = nxt
+    return VerifyResult(num, nodes, nxt, out)

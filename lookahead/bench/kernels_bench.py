@@ -1,0 +1,100 @@
+"""`lookahead bench kernels`: verify() paths timed against each other (and vLLM's rejection sampler, FlashInfer's
+chain kernel when installed and on CUDA), over batch x draft nodes x vocab. Reports µs per call and effective
+GB/s against the logits' bytes (one read of the logits is the floor for any verifier that samples every row).
+"""
+import argparse
+import time
+
+import torch
+
+from .report import json_line, progress, table
+
+
+def _case(B, n, V, device, dtype):
+    g = torch.Generator(device="cpu").manual_seed(0)
+    R = B * (n + 1)
+    logits = torch.randn(R, V, generator=g).to(device=device, dtype=dtype)
+    toks = torch.randint(0, V, (B * n,), generator=g).to(device)
+    pars = (torch.arange(n).repeat(B) - 1).to(device)  # chains
+    off = (torch.arange(B + 1) * n).to(device)
+    temp = torch.ones(B, device=device)
+    return logits, toks, pars, off, temp
+
+
+def _time(fn, device, reps):
+    fn()
+    if device == "cuda":
+        torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    for _ in range(reps):
+        fn()
+    if device == "cuda":
+        torch.cuda.synchronize()
+    return (time.perf_counter() - t0) / reps * 1e6
+
+
+def _vllm_sampler():
+    try:
+        from vllm.v1.sample import rejection_sampler as rs
+    except Exception:  # noqa: BLE001 - any import failure means "not available here"
+        return None
+    return rs
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(prog="lookahead bench kernels")
+    ap.add_argument("--batch", default="1,8,64,256")
+    ap.add_argument("--nodes", default="1,4,16,64")
+    ap.add_argument("--vocab", default="32768,151936")
+    ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
+    ap.add_argument("--dtype", default="float32", choices=["float32", "bfloat16", "float16"])
+    ap.add_argument("--max-gb", type=float, default=None, help="skip shapes whose logits exceed this (default: 2 on "
+                    "CPU, 40 on CUDA)")
+    ap.add_argument("--reps", type=int, default=None)
+    ap.add_argument("--with-reference", action="store_true", help="also time the loop reference (tiny shapes)")
+    args = ap.parse_args(argv)
+    from lookahead.kernels import verify
+
+    dev = args.device
+    dtype = getattr(torch, args.dtype)
+    max_gb = args.max_gb if args.max_gb is not None else (2.0 if dev == "cpu" else 40.0)
+    reps = args.reps or (3 if dev == "cpu" else 20)
+    impls = ["vectorized"] + (["triton"] if dev == "cuda" else [])
+    if args.with_reference:
+        impls.insert(0, "reference")
+    rows, skipped = [], []
+    shapes = [(int(b), int(n), int(v)) for v in args.vocab.split(",") for n in args.nodes.split(",")
+              for b in args.batch.split(",")]
+    for B, n, V in progress(shapes, desc="shapes"):
+        gb = B * (n + 1) * V * torch.finfo(dtype).bits / 8 / 1e9
+        if gb > max_gb:
+            skipped.append(f"B={B} n={n} V={V} ({gb:.1f} GB of logits)")
+            continue
+        logits, toks, pars, off, temp = _case(B, n, V, dev, dtype)
+        row = {"batch": B, "nodes": n, "vocab": V, "logits_mb": gb * 1e3}
+        for impl in impls:
+            if impl == "reference" and B * (n + 1) * V > 2e5:
+                continue
+            us = _time(lambda: verify(logits, toks, pars, off, temperature=temp, impl=impl), dev, reps)
+            row[f"{impl}_us"] = us
+            row[f"{impl}_GBps"] = gb * 1e9 / (us * 1e-6) / 1e9
+        rows.append(row)
+        del logits
+    cols = ["batch", "nodes", "vocab", "logits_mb"] + [f"{i}_{u}" for i in impls for u in ("us", "GBps")]
+    print(table(rows, cols, f"verify() on {dev}, {args.dtype}, chains, temperature 1 (µs per call; GB/s = logits "
+                            "bytes / time)"))
+    notes = []
+    if dev != "cuda":
+        notes.append("triton: timed only on CUDA (on CPU it runs under TRITON_INTERPRET, for correctness)")
+    if _vllm_sampler() is None or dev != "cuda":
+        notes.append("vLLM rejection sampler: needs vLLM with CUDA; not timed here")
+    try:
+        import flashinfer  # noqa: F401
+    except ImportError:
+        notes.append("FlashInfer chain kernel: not installed")
+    for s in skipped:
+        notes.append(f"skipped {s}")
+    for x in notes:
+        print("note:", x)
+    print(json_line({"bench": "kernels", "device": dev, "dtype": args.dtype, "results": rows, "notes": notes}))
+    return 0
