@@ -8,4 +8,14 @@
 from .drafter import Draft, Drafter, DrafterConfig
 
 __version__ = "0.1.0"
-__all__ = ["Draft", "Drafter", "DrafterConfig", "__version__"]
+__all__ = ["Draft", "Drafter", "DrafterConfig", "Generation", "GenerationStats", "StreamChunk", "generate",
+           "__version__"]
+
+
+def __getattr__(name):
+    # the engine needs torch and transformers: imported on first use only
+    if name in ("generate", "Generation", "GenerationStats", "StreamChunk"):
+        import importlib
+
+        return getattr(importlib.import_module("lookahead.engine"), name)
+    raise AttributeError(f"module 'lookahead' has no attribute {name!r}")

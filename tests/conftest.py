@@ -20,3 +20,23 @@ def tokenizer():
     from lookahead.models import load_tokenizer
 
     return load_tokenizer()
+
+
+@pytest.fixture(scope="session")
+def smollm():
+    """(model, tokenizer): the real default model, float32 on CPU."""
+    pytest.importorskip("transformers")
+    import torch
+
+    from lookahead.models import load_model
+
+    torch.set_num_threads(2)
+    return load_model()
+
+
+@pytest.fixture(scope="session")
+def recorded():
+    """model_outputs.jsonl records: chat-templated prompt ids and the model's own greedy output."""
+    from lookahead.bench.workloads import data_path, read_jsonl
+
+    return read_jsonl(data_path("model_outputs.jsonl"))
