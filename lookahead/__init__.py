@@ -5,7 +5,10 @@
     ...
     outs = lookahead.generate(model, prompts, tokenizer=tok)
 """
+from .compat import patch_llvmlite_for_vllm
 from .drafter import Draft, Drafter, DrafterConfig
+
+patch_llvmlite_for_vllm()  # numba (hence llvmlite) is loaded now; see compat.py
 
 __version__ = "0.1.0"
 __all__ = ["Draft", "Drafter", "DrafterConfig", "Generation", "GenerationStats", "StreamChunk", "generate",

@@ -1,0 +1,171 @@
+"""lookahead as vLLM's speculative proposer (vLLM >= 0.32, `custom_class` method).
+
+    LLM(model, speculative_config={"model": "lookahead.vllm.LookaheadProposer", "num_speculative_tokens": 16})
+    vllm serve MODEL --speculative-config '{"model": "lookahead.vllm.LookaheadProposer", "num_speculative_tokens": 16}'
+
+Settings: the environment variable LOOKAHEAD_VLLM_CONFIG names a JSON file (it must be set where vLLM's worker
+processes start, i.e. in the environment of `vllm serve` or of the script creating the LLM):
+
+    {"corpus": "/path/index.lkidx", "learn": true, "memory_tokens": 4000000, "tree": false,
+     "max_draft": 16, "min_prob": 0.0}
+
+all keys optional; they are validated when the engine starts (unknown keys, wrong types and unreadable corpora
+fail it with a message naming the fix).
+
+vLLM hands the proposer rows only (sampled tokens, token counts, the token table), and condenses its batch
+between steps, so a row may hold another request than before. Requests are therefore recognised by content:
+a request is keyed by (length, first 16 tokens, last 16 tokens) of the text the drafter has seen; a row whose
+text before this step's sampled tokens has a known key continues that request, any other row starts one.
+Requests unseen for two steps are finished (their text joins cross-request memory). A misattribution could only
+cost draft quality, never correctness: vLLM verifies every draft. Any exception inside the proposer is logged
+and that step gets empty drafts; the engine keeps running.
+"""
+import json
+import logging
+import os
+from dataclasses import dataclass, fields
+
+import numpy as np
+
+ENV = "LOOKAHEAD_VLLM_CONFIG"
+_W = 16
+log = logging.getLogger("lookahead.vllm")
+
+
+@dataclass(frozen=True)
+class VllmSettings:
+    corpus: str = None
+    learn: bool = True
+    memory_tokens: int = 4_000_000
+    tree: bool = False
+    max_draft: int = None  # default: the engine's num_speculative_tokens
+    min_prob: float = 0.0
+
+
+def load_settings(environ=None):
+    """VllmSettings from the JSON file named by $LOOKAHEAD_VLLM_CONFIG (defaults when unset)."""
+    environ = os.environ if environ is None else environ
+    path = environ.get(ENV)
+    if not path:
+        return VllmSettings()
+    try:
+        with open(path) as f:
+            raw = json.load(f)
+    except FileNotFoundError:
+        raise ValueError(f"{ENV}={path!r}: no such file; point it at a JSON settings file or unset it") from None
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{ENV}={path!r} is not valid JSON ({exc}); fix the file") from None
+    if not isinstance(raw, dict):
+        raise ValueError(f"{ENV}={path!r} must hold a JSON object of settings")
+    known = {f.name: f for f in fields(VllmSettings)}
+    unknown = sorted(set(raw) - set(known))
+    if unknown:
+        raise ValueError(f"{ENV}={path!r}: unknown setting(s) {', '.join(unknown)}; known: {', '.join(known)}")
+    types = {"corpus": (str, type(None)), "learn": (bool,), "memory_tokens": (int,), "tree": (bool,),
+             "max_draft": (int, type(None)), "min_prob": (float, int)}
+    for k, v in raw.items():
+        if not isinstance(v, types[k]) or (isinstance(v, bool) and bool not in types[k]):
+            raise ValueError(f"{ENV}={path!r}: {k} must be {' or '.join(t.__name__ for t in types[k])}, got {v!r}")
+    if raw.get("memory_tokens", 0) < 0:
+        raise ValueError(f"{ENV}={path!r}: memory_tokens must be >= 0")
+    if raw.get("corpus") and not os.path.exists(raw["corpus"]):
+        raise ValueError(f"{ENV}={path!r}: corpus {raw['corpus']!r} does not exist; build it with "
+                         "`lookahead index build`")
+    return VllmSettings(**raw)
+
+
+class LookaheadProposer:
+    """vLLM custom proposer: constructed with the VllmConfig; `propose` returns one token list per row."""
+
+    def __init__(self, vllm_config, settings=None):
+        from . import Drafter, DrafterConfig
+        from .index import warmup
+
+        spec = vllm_config.speculative_config
+        self.k = int(spec.num_speculative_tokens)
+        self.max_model_len = int(vllm_config.model_config.max_model_len)
+        s = settings or load_settings()
+        vocab = vllm_config.model_config.get_vocab_size()
+        self.settings = s
+        self.drafter = Drafter(max_draft=s.max_draft or self.k, tree=s.tree, corpus=s.corpus, learn=s.learn,
+                               vocab_size=vocab,
+                               config=DrafterConfig(memory_tokens=s.memory_tokens, min_prob=float(s.min_prob)))
+        warmup()
+        self.live = {}  # key -> list of [handle, last step seen]
+        self.step = 0
+        self.failures = 0
+
+    # vLLM calls these on some proposers; there is no model to load
+    def load_model(self, *args, **kwargs):
+        pass
+
+    @staticmethod
+    def _key(row, n):
+        return n, row[:min(n, _W)].tobytes(), row[max(0, n - _W):n].tobytes()
+
+    def propose(self, sampled_token_ids, num_tokens_no_spec, token_ids_cpu, slot_mappings=None):
+        try:
+            return self._propose(sampled_token_ids, num_tokens_no_spec, token_ids_cpu)
+        except Exception:  # noqa: BLE001 - never take the engine down
+            self.failures += 1
+            log.warning("lookahead proposer failed (%d so far); this step gets no drafts", self.failures,
+                        exc_info=self.failures <= 3)
+            self._reset()
+            return [[] for _ in sampled_token_ids]
+
+    def _reset(self):
+        for entries in self.live.values():
+            for h, _ in entries:
+                try:
+                    self.drafter.end(h)
+                except Exception:  # noqa: BLE001
+                    pass
+        self.live = {}
+
+    def _propose(self, sampled_token_ids, num_tokens_no_spec, token_ids_cpu):
+        self.step += 1
+        d = self.drafter
+        rows, handles, lens = [], [], []
+        fresh = {}
+        for i, sampled in enumerate(sampled_token_ids):
+            if not sampled:
+                continue  # a partial prefill: nothing to draft yet
+            n = int(num_tokens_no_spec[i])
+            if n >= self.max_model_len:
+                continue
+            row = np.ascontiguousarray(token_ids_cpu[i, :n], dtype=np.int32)
+            prev = n - len(sampled)
+            entries = self.live.get(self._key(row, prev))
+            if entries:
+                h = entries.pop()[0]
+                d.append(h, row[prev:n])
+            else:
+                h = d.begin(row)
+            fresh.setdefault(self._key(row, n), []).append([h, self.step])
+            rows.append(i)
+            handles.append(h)
+            lens.append(n)
+        # requests not in this step: keep them one more step (a row can skip a step), then finish them
+        for key, entries in self.live.items():
+            for h, seen in entries:
+                if self.step - seen >= 2:
+                    d.end(h)
+                else:
+                    fresh.setdefault(key, []).append([h, seen])
+        self.live = fresh
+        out = [[] for _ in sampled_token_ids]
+        if not handles:
+            return out
+        toks, pars, probs, n_nodes = d.propose_arrays(handles)
+        for j, i in enumerate(rows):
+            cap = min(self.k, self.max_model_len - lens[j] - 1)
+            if cap <= 0 or n_nodes[j] == 0:
+                continue
+            if self.settings.tree:  # vLLM verifies chains: the tree's best root path
+                from .drafter import Draft
+
+                path = Draft(toks[j, :n_nodes[j]], pars[j, :n_nodes[j]], probs[j, :n_nodes[j]]).best_path()
+            else:
+                path = toks[j, :n_nodes[j]]
+            out[i] = path[:cap].tolist()
+        return out

@@ -1,0 +1,85 @@
+"""LOOKAHEAD_VLLM_CONFIG validation and row tracking of the proposer, without starting an engine."""
+import json
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from lookahead.vllm import ENV, LookaheadProposer, VllmSettings, load_settings
+
+
+def _cfg(tmp_path, obj):
+    p = tmp_path / "s.json"
+    p.write_text(obj if isinstance(obj, str) else json.dumps(obj))
+    return {ENV: str(p)}
+
+
+def test_defaults_when_unset():
+    assert load_settings({}) == VllmSettings()
+
+
+def test_valid_file(tmp_path):
+    s = load_settings(_cfg(tmp_path, {"learn": False, "memory_tokens": 1000, "tree": True, "min_prob": 0.1}))
+    assert s.learn is False and s.memory_tokens == 1000 and s.tree and s.min_prob == 0.1
+
+
+@pytest.mark.parametrize("obj,msg", [
+    ({"memory_tokenz": 1}, "unknown setting"),
+    ({"learn": "yes"}, "learn must be bool"),
+    ({"memory_tokens": -5}, "memory_tokens must be >= 0"),
+    ({"memory_tokens": True}, "memory_tokens must be int"),
+    ({"corpus": "/nonexistent/x.lkidx"}, "does not exist"),
+    ("{not json", "not valid JSON"),
+    ("[1, 2]", "JSON object"),
+])
+def test_invalid_files(tmp_path, obj, msg):
+    with pytest.raises(ValueError, match=msg):
+        load_settings(_cfg(tmp_path, obj))
+
+
+def test_missing_file():
+    with pytest.raises(ValueError, match="no such file"):
+        load_settings({ENV: "/nonexistent/settings.json"})
+
+
+def _proposer(k=6, max_len=4096, **kw):
+    cfg = SimpleNamespace(speculative_config=SimpleNamespace(num_speculative_tokens=k),
+                          model_config=SimpleNamespace(max_model_len=max_len, get_vocab_size=lambda: 100))
+    return LookaheadProposer(cfg, settings=VllmSettings(**kw))
+
+
+def test_rows_are_tracked_by_content_across_condensing():
+    p = _proposer()
+    a = [1, 2, 3, 4, 5, 6, 7, 1, 2, 3]
+    b = [9, 8, 7, 6, 9, 8, 7]
+    table = np.zeros((4, 64), np.int32)
+
+    def put(row, toks):
+        table[row, :len(toks)] = toks
+        return len(toks)
+
+    n = [put(0, a), put(1, b), 0, 0]
+    d = p.propose([[3], [7]], np.array(n), table)
+    assert d[0] == [4, 5, 6, 7, 1, 2][:6] and d[1][:2] == [6, 9]
+    assert p.drafter.active == 2
+    # vLLM condenses: b moves to row 0, a to row 2, each with new tokens
+    a2, b2 = a + [4, 5], b + [6]
+    n = [put(0, b2), 0, put(2, a2), 0]
+    d = p.propose([[6], [], [4, 5]], np.array(n), table)
+    assert p.drafter.active == 2  # recognised, not restarted
+    assert d[2][:2] == [6, 7] and d[0][:2] == [9, 8]
+    # a request missing for two steps is finished (and learnt)
+    n = [put(0, b2 + [9]), 0, 0, 0]
+    p.propose([[9], [], [], []], np.array(n), table)
+    p.propose([[8], [], [], []], np.array([n[0] + 1, 0, 0, 0]), table + 0)
+    assert p.drafter.active == 1 and p.drafter.memory.documents == 1
+
+
+def test_max_model_len_caps_drafts_and_exceptions_give_empty_drafts():
+    p = _proposer(k=8, max_len=12)
+    table = np.zeros((1, 16), np.int32)
+    table[0, :10] = [1, 2, 3, 1, 2, 3, 1, 2, 3, 1]
+    d = p.propose([[1]], np.array([10]), table)
+    assert len(d[0]) <= 1
+    bad = p.propose([[1]], np.array([10]), "not a table")
+    assert bad == [[]] and p.failures == 1
