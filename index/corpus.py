@@ -202,7 +202,7 @@ def load_corpus(path, tokenizer=None, verify=True):
     if code:
         raise IndexFileError(f"{path!r} is corrupt (structure check {code} failed); rebuild it")
     name = name.rstrip(b"\0").decode("utf-8", "replace")
-    fp = fp.rstrip(b"\0") if not any(fp) else fp
+    fp = fp if any(fp) else b""  # all zero: built without a tokenizer
     if tokenizer is not None:
         want = vocab_fingerprint(tokenizer)
         if fp and fp != want:

@@ -270,10 +270,15 @@ def propose_one(B, slot, ext, budget, tree, occ, min_prob, alpha0, half_len, win
     return n_out
 
 
+def scratch_cols(budget, occ):
+    """Columns of the work arrays a proposal of `budget` nodes with `occ` occurrences per source needs."""
+    return max(occ * MAX_TIERS * (1 + MAX_BACKOFF) * (budget + 1) + 1, 3 * MAX_TIERS + 4 * MAX_TIERS * (1 + MAX_BACKOFF),
+               budget, 64)
+
+
 def scratch(budget, occ):
     """Work arrays for propose_*: (int32 [10, T], float64 [2, T])."""
-    T = max(occ * MAX_TIERS * (1 + MAX_BACKOFF) * (budget + 1) + 1, 3 * MAX_TIERS + 4 * MAX_TIERS * (1 + MAX_BACKOFF),
-            budget, 64)
+    T = scratch_cols(budget, occ)
     return np.empty((10, T), np.int32), np.empty((2, T), np.float64)
 
 

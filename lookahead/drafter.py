@@ -14,7 +14,7 @@ import numpy as np
 
 from .index import Arena, Memory, as_token_ids, new_automaton, text_of
 from .index.cursors import append_one
-from .index.propose import propose_batch, propose_single, scratch, step_single
+from .index.propose import propose_batch, propose_single, scratch, scratch_cols, step_single
 from .index.corpus import CorpusIndex, load_corpus
 from .index._layout import H_SIZE, SEP
 
@@ -144,7 +144,7 @@ class Drafter:
         p = self._params.get(budget)
         if p is None:
             c = self.config
-            if scratch(budget, c.occurrences)[1].shape[1] > self._scratch[1].shape[1]:
+            if scratch_cols(budget, c.occurrences) > self._scratch[1].shape[1]:
                 self._scratch = scratch(budget, c.occurrences)
             p = np.array([budget, self.tree, c.occurrences, c.min_prob, c.alpha, c.half_len, c.window,
                           c.backoff, c.power], np.float64)

@@ -88,13 +88,16 @@ class _NgramSession:
 
 
 class ArcticAdapter:
-    """ArcticInference's SuffixDecodingCache, driven as vLLM's `suffix` method drives it."""
+    """ArcticInference's SuffixDecodingCache, driven as vLLM's `suffix` method drives it, with vLLM 0.32's
+    defaults: max_tree_depth 24 (match + speculation), 10000 cached requests, spec factor 1, min prob 0.1."""
+
+    DEPTH = 24
 
     def __init__(self, budget, tree=False):
         from arctic_inference.suffix_decoding import SuffixDecodingCache
 
         self.name = "arctic suffix tree" if tree else "arctic suffix"
-        self.cache = SuffixDecodingCache(max_tree_depth=64, max_cached_requests=10000)
+        self.cache = SuffixDecodingCache(max_tree_depth=self.DEPTH, max_cached_requests=10000)
         self.tree = tree
         self.next_id = 0
 
@@ -118,7 +121,7 @@ class _ArcticSession:
 
     def propose(self, budget):
         # vLLM passes the last max_tree_depth tokens as context, with its default min_token_prob of 0.1
-        d = self.a.cache.speculate(self.rid, self.ctx[-64:], max_spec_tokens=budget, max_spec_factor=1.0,
+        d = self.a.cache.speculate(self.rid, self.ctx[-self.a.DEPTH:], max_spec_tokens=budget, max_spec_factor=1.0,
                                    min_token_prob=0.1, use_tree_spec=self.a.tree)
         t = np.asarray(d.token_ids, np.int32)
         return t, np.asarray(d.parents, np.int32) if self.a.tree else _CHAIN[:len(t)]
