@@ -21,6 +21,7 @@ from .cursors import append_core, check_ids, cursor_entry
 
 MAX_TIERS = 1 + N_CUR
 MAX_BACKOFF = 4
+RECENT_POOL = 4
 
 
 @njit(cache=True)
@@ -78,8 +79,26 @@ def _insert(B, bi, e, w, depth, t_tok, t_par, t_child, t_sib, t_w, nn):
 
 
 @njit(cache=True)
-def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff, power, alpha0, half_len,
-                t_tok, t_par, t_child, t_sib, t_w, occbuf, src):
+def _recent_occurrences(b, v, out, occ, spare):
+    """The (up to) `occ` most recent occurrences among the first RECENT_POOL * occ the link tree yields, newest
+    first: the latest occurrence is usually the one being copied (the current function, the last answer)."""
+    pool = min(RECENT_POOL * occ, spare.shape[0])
+    k = occurrences(b, v, spare, pool, True)
+    if k <= occ:
+        for j in range(k):
+            out[j] = spare[j]
+        if k > 1:
+            out[:k] = np.sort(out[:k])[::-1]
+        return k
+    top = np.sort(spare[:k])[::-1]
+    for j in range(occ):
+        out[j] = top[j]
+    return occ
+
+
+@njit(cache=True)
+def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff, power, alpha0, half_len, self_w, norm,
+                t_tok, t_par, t_child, t_sib, t_w, occbuf, src, spare):
     """Merges continuations of every tier's matched suffix into a weighted trie rooted at node 0.
 
     Per tier, the longest match and then up to `backoff` shorter ones (suffix-link ancestors: the PPM idea,
@@ -101,7 +120,7 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff, power, alpha0, half_len,
         L = tl[i]
         levels = 0
         while L > 0 and levels <= backoff:
-            k = occurrences(b, v, occbuf[ns * occ:(ns + 1) * occ], occ, True)
+            k = _recent_occurrences(b, v, occbuf[ns * occ:(ns + 1) * occ], occ, spare)
             if k > 0:
                 src[4 * ns] = i
                 src[4 * ns + 1] = v
@@ -116,6 +135,10 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff, power, alpha0, half_len,
         return 1, 1.0
     for q in range(ns):
         w = (src[4 * q + 2] / Lmax) ** power
+        if src[4 * q] == 0:
+            w *= self_w  # tier 0 is the request's own text when it matched
+        if norm:
+            w /= src[4 * q + 3]
         for j in range(src[4 * q + 3]):
             nn = _insert(B, tb[src[4 * q]], occbuf[q * occ + j], w, depth, t_tok, t_par, t_child, t_sib, t_w, nn)
     return nn, _alpha(Lmax, alpha0, half_len)
@@ -197,7 +220,7 @@ def _select(nn, alpha, budget, tree, min_prob, base_prob, attach, t_tok, t_par, 
 
 
 @njit(cache=True)
-def propose_one(B, slot, ext, budget, tree, occ, min_prob, alpha0, half_len, window, backoff, power,
+def propose_one(B, slot, ext, budget, tree, occ, min_prob, alpha0, half_len, window, backoff, power, self_w, norm,
                 out_tok, out_par, out_prob, scratch_i, scratch_f):
     """Draft for request `slot` into out_* (each >= budget long); returns the number of nodes."""
     tiers = scratch_i[8]
@@ -240,7 +263,8 @@ def propose_one(B, slot, ext, budget, tree, occ, min_prob, alpha0, half_len, win
     while n_out < budget and nt > 0:
         left = budget - n_out
         nn, alpha = _build_trie(B, tb, tv, tl, nt, left, occ, backoff, power, alpha0, half_len,
-                                t_tok, t_par, t_child, t_sib, t_w, occbuf, src)
+                                self_w if tb[0] == slot else 1.0, norm, t_tok, t_par, t_child, t_sib, t_w, occbuf,
+                                src, cand)
         if nn == 1:
             break
         start = n_out
@@ -286,11 +310,11 @@ def scratch(budget, occ):
 def propose_batch(B, slots, ext, params, out_tok, out_par, out_prob, out_n, scratch_i, scratch_f):
     """propose_one for every slot; out_* are [len(slots), >= budget], out_n [len(slots)].
 
-    params: float64 [budget, tree, occurrences, min_prob, alpha, half_len, window, backoff, power]."""
+    params: float64 [budget, tree, occurrences, min_prob, alpha, half_len, window, backoff, power, self_weight, normalize]."""
     budget = int(params[0])
     for r in range(slots.shape[0]):
         out_n[r] = propose_one(B, slots[r], ext, budget, params[1] != 0, int(params[2]), params[3], params[4],
-                               params[5], int(params[6]), int(params[7]), params[8], out_tok[r], out_par[r], out_prob[r], scratch_i,
+                               params[5], int(params[6]), int(params[7]), params[8], params[9], params[10] != 0, out_tok[r], out_par[r], out_prob[r], scratch_i,
                                scratch_f)
 
 
@@ -303,7 +327,8 @@ def propose_single(b, e0, e1, e2, e3, e4, ext, params, scratch_i, scratch_f):
     par = np.empty(budget, np.int32)
     prob = np.empty(budget, np.float32)
     n = propose_one((b, e0, e1, e2, e3, e4), 0, ext, budget, params[1] != 0, int(params[2]), params[3],
-                    params[4], params[5], int(params[6]), int(params[7]), params[8], tok, par, prob, scratch_i,
+                    params[4], params[5], int(params[6]), int(params[7]), params[8], params[9], params[10] != 0, tok, par,
+                    prob, scratch_i,
                     scratch_f)
     return tok[:n], par[:n], prob[:n]
 
@@ -321,6 +346,7 @@ def step_single(b, e0, e1, e2, e3, e4, tokens, ext, params, vocab, scratch_i, sc
         return b[:0], tok[:0], par[:0], prob[:0]
     b = append_core((b, e0, e1, e2, e3, e4), 0, tokens, ext, int(params[6]))
     n = propose_one((b, e0, e1, e2, e3, e4), 0, ext, budget, params[1] != 0, int(params[2]), params[3],
-                    params[4], params[5], int(params[6]), int(params[7]), params[8], tok, par, prob, scratch_i,
+                    params[4], params[5], int(params[6]), int(params[7]), params[8], params[9], params[10] != 0, tok, par,
+                    prob, scratch_i,
                     scratch_f)
     return b, tok[:n], par[:n], prob[:n]

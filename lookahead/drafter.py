@@ -70,6 +70,9 @@ class DrafterConfig:
     window: int = 256           # tokens re-matched when a cursor into a new memory segment is created
     backoff: int = 1            # shorter contexts (suffix-link ancestors) also drafted from, per tier (0..4)
     power: float = 2.0          # an occurrence of a match of length L weighs (L / longest match)^power
+    self_weight: float = 4.0    # extra weight of the request's own text (prompt, reference, output) over memory
+    normalize: bool = False     # split each matched context's weight over its occurrences (a mixture of
+                                # per-context distributions) instead of counting occurrences
     memory_tokens: int = 4_000_000
     memory_segments: int = 4
 
@@ -147,7 +150,7 @@ class Drafter:
             if scratch_cols(budget, c.occurrences) > self._scratch[1].shape[1]:
                 self._scratch = scratch(budget, c.occurrences)
             p = np.array([budget, self.tree, c.occurrences, c.min_prob, c.alpha, c.half_len, c.window,
-                          c.backoff, c.power], np.float64)
+                          c.backoff, c.power, c.self_weight, c.normalize], np.float64)
             self._params[budget] = p
         return p
 
