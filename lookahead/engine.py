@@ -137,10 +137,11 @@ def generate(model, prompts, *, tokenizer=None, drafter=None, max_new_tokens=256
 
 def _generate(model, prompts, tokenizer, drafter, max_new_tokens, temperature, top_k, top_p, stop, eos_token_id,
               seed, chat, reference, max_draft, adaptive):
-    from .drafter import Drafter
+    from .drafter import Drafter, _check_budget
 
     t_start = time.perf_counter()
     _check_model(model)
+    max_draft = _check_budget(max_draft, "max_draft")
     if not isinstance(max_new_tokens, int) or max_new_tokens < 1:
         raise ValueError(f"max_new_tokens must be a positive int, got {max_new_tokens!r}")
     if temperature is None or temperature < 0:
@@ -210,7 +211,7 @@ def _generate(model, prompts, tokenizer, drafter, max_new_tokens, temperature, t
                     toks, pars, probs = [], [], []
                     if drafting[i]:
                         try:
-                            d = drafter.propose(handles[i])
+                            d = drafter.propose(handles[i], max_draft)
                             toks, pars, probs = d.tokens, d.parents, d.probs
                         except Exception:  # noqa: BLE001 - a drafter bug must never cost output
                             log.warning("drafter failed for request %d; it continues without speculation", i,

@@ -127,6 +127,8 @@ def test_bad_inputs(smollm):
         lookahead.generate(model, [[1, 2]], temperature=1.0, top_p=0.0)
     with pytest.raises(ValueError, match="max_new_tokens"):
         lookahead.generate(model, [[1, 2]], max_new_tokens=0)
+    with pytest.raises(ValueError, match="max_draft"):
+        lookahead.generate(model, [[1, 2]], max_draft=0)
     with pytest.raises(ValueError, match="reference"):
         lookahead.generate(model, [[1, 2], [3, 4]], reference=["a", "b", "c"], tokenizer=tok)
 

@@ -45,6 +45,7 @@ def test_missing_file():
 def _proposer(k=6, max_len=4096, **kw):
     cfg = SimpleNamespace(speculative_config=SimpleNamespace(num_speculative_tokens=k),
                           model_config=SimpleNamespace(max_model_len=max_len, get_vocab_size=lambda: 100))
+    kw.setdefault("min_prob", 0.0)  # these tests are about row tracking: keep whole drafts
     return LookaheadProposer(cfg, settings=VllmSettings(**kw))
 
 
