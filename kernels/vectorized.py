@@ -10,7 +10,7 @@ import torch
 
 def draw_rows(logits, row_temperature, noise, generator=None):
     """One token per row: argmax(l) where T == 0; else argmax(l / T + noise) when noise is given (exact mode),
-    or a draw from softmax(l / T) with `generator` (cheaper: no per-token noise). Returns (tokens int64 [R],
+    or an inverse-CDF draw from softmax(l / T) with `generator` (cheaper: no per-token noise). Returns (tokens int64 [R],
     row maxima of the logits float32 [R], which expose NaN / +inf / all -inf rows)."""
     x = logits.to(torch.float32)
     vals, idx = torch.max(x, dim=1)  # first maximal index on CPU and CUDA: the greedy draw
@@ -22,8 +22,11 @@ def draw_rows(logits, row_temperature, noise, generator=None):
     if noise is not None:
         idx[s] = torch.argmax(x[s] / t + noise[s], dim=1)
     else:
-        probs = torch.softmax(x[s] / t, dim=1)
-        idx[s] = torch.multinomial(probs, 1, generator=generator).flatten().to(idx.device)
+        # inverse CDF: one uniform per row; a zero-probability token has an empty interval, never drawn
+        cdf = torch.cumsum(torch.softmax(x[s] / t, dim=1), dim=1)
+        gdev = "cpu" if generator is None else generator.device
+        u = torch.rand((cdf.shape[0], 1), generator=generator, device=gdev).to(cdf.device) * cdf[:, -1:]
+        idx[s] = torch.searchsorted(cdf, u, right=True).flatten().clamp_(max=x.shape[1] - 1).to(idx.device)
     return idx, vals
 
 

@@ -134,7 +134,7 @@ def verify(logits, draft_tokens, parents, draft_offsets, *, temperature=None, to
     noise, seed = None, None
     if sampled:
         # uniforms: Gumbel noise shared by every path (bit-exact comparisons). Otherwise each path draws its own
-        # way, all exact in distribution: triton from a seed (Philox in the kernel), vectorized by multinomial,
+        # way, all exact in distribution: triton from a seed (Philox in the kernel), vectorized by inverse CDF,
         # the reference from freshly drawn uniforms.
         if uniforms is not None:
             noise = gumbel_from_uniforms(uniforms)

@@ -74,7 +74,7 @@ def run_verify(toks, pars, logits, temp, top_k, top_p, seed=1, mode="generator")
     g = torch.Generator().manual_seed(seed)
     kw = {"temperature": torch.full((N,), temp)}
     if mode == "generator":
-        kw["generator"] = g  # multinomial draws
+        kw["generator"] = g  # inverse-CDF draws
     else:
         kw["uniforms"] = torch.rand(N * (n + 1), V, generator=g).clamp_(1e-12, 1 - 1e-7)  # Gumbel-max draws
     if top_k:
