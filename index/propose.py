@@ -84,16 +84,9 @@ def _recent_occurrences(b, v, out, occ, spare):
     first: the latest occurrence is usually the one being copied (the current function, the last answer)."""
     pool = min(RECENT_POOL * occ, spare.shape[0])
     k = occurrences(b, v, spare, pool, True)
-    if k <= occ:
-        for j in range(k):
-            out[j] = spare[j]
-        if k > 1:
-            out[:k] = np.sort(out[:k])[::-1]
-        return k
-    top = np.sort(spare[:k])[::-1]
-    for j in range(occ):
-        out[j] = top[j]
-    return occ
+    n = min(k, occ)
+    out[:n] = np.sort(spare[:k])[::-1][:n]
+    return n
 
 
 @njit(cache=True)
@@ -220,9 +213,22 @@ def _select(nn, alpha, budget, tree, min_prob, base_prob, attach, t_tok, t_par, 
 
 
 @njit(cache=True)
-def propose_one(B, slot, ext, budget, tree, occ, min_prob, alpha0, half_len, window, backoff, power, self_w, norm,
-                out_tok, out_par, out_prob, scratch_i, scratch_f):
-    """Draft for request `slot` into out_* (each >= budget long); returns the number of nodes."""
+def propose_one(B, slot, ext, params, out_tok, out_par, out_prob, scratch_i, scratch_f):
+    """Draft for request `slot` into out_* (each >= budget long); returns the number of nodes.
+
+    params: float64 [budget, tree, occurrences, min_prob, alpha, half_len, window, backoff, power, self_weight,
+    normalize]."""
+    budget = int(params[0])
+    tree = params[1] != 0
+    occ = int(params[2])
+    min_prob = params[3]
+    alpha0 = params[4]
+    half_len = params[5]
+    window = int(params[6])
+    backoff = int(params[7])
+    power = params[8]
+    self_w = params[9]
+    norm = params[10] != 0
     tiers = scratch_i[8]
     tb = tiers[0:MAX_TIERS]
     tv = tiers[MAX_TIERS:2 * MAX_TIERS]
@@ -308,14 +314,9 @@ def scratch(budget, occ):
 
 @njit(cache=True)
 def propose_batch(B, slots, ext, params, out_tok, out_par, out_prob, out_n, scratch_i, scratch_f):
-    """propose_one for every slot; out_* are [len(slots), >= budget], out_n [len(slots)].
-
-    params: float64 [budget, tree, occurrences, min_prob, alpha, half_len, window, backoff, power, self_weight, normalize]."""
-    budget = int(params[0])
+    """propose_one for every slot; out_* are [len(slots), >= budget], out_n [len(slots)]; params as propose_one."""
     for r in range(slots.shape[0]):
-        out_n[r] = propose_one(B, slots[r], ext, budget, params[1] != 0, int(params[2]), params[3], params[4],
-                               params[5], int(params[6]), int(params[7]), params[8], params[9], params[10] != 0, out_tok[r], out_par[r], out_prob[r], scratch_i,
-                               scratch_f)
+        out_n[r] = propose_one(B, slots[r], ext, params, out_tok[r], out_par[r], out_prob[r], scratch_i, scratch_f)
 
 
 @njit(cache=True)
@@ -326,10 +327,7 @@ def propose_single(b, e0, e1, e2, e3, e4, ext, params, scratch_i, scratch_f):
     tok = np.empty(budget, np.int32)
     par = np.empty(budget, np.int32)
     prob = np.empty(budget, np.float32)
-    n = propose_one((b, e0, e1, e2, e3, e4), 0, ext, budget, params[1] != 0, int(params[2]), params[3],
-                    params[4], params[5], int(params[6]), int(params[7]), params[8], params[9], params[10] != 0, tok, par,
-                    prob, scratch_i,
-                    scratch_f)
+    n = propose_one((b, e0, e1, e2, e3, e4), 0, ext, params, tok, par, prob, scratch_i, scratch_f)
     return tok[:n], par[:n], prob[:n]
 
 
@@ -345,8 +343,5 @@ def step_single(b, e0, e1, e2, e3, e4, tokens, ext, params, vocab, scratch_i, sc
     if check_ids(tokens, vocab):
         return b[:0], tok[:0], par[:0], prob[:0]
     b = append_core((b, e0, e1, e2, e3, e4), 0, tokens, ext, int(params[6]))
-    n = propose_one((b, e0, e1, e2, e3, e4), 0, ext, budget, params[1] != 0, int(params[2]), params[3],
-                    params[4], params[5], int(params[6]), int(params[7]), params[8], params[9], params[10] != 0, tok, par,
-                    prob, scratch_i,
-                    scratch_f)
+    n = propose_one((b, e0, e1, e2, e3, e4), 0, ext, params, tok, par, prob, scratch_i, scratch_f)
     return b, tok[:n], par[:n], prob[:n]
