@@ -154,6 +154,13 @@ class Drafter:
             self._params[budget] = p
         return p
 
+    def _ids(self, token_ids):
+        """token_ids as int32; a contiguous int32 array passes as is (its range is checked in the native call)."""
+        if (type(token_ids) is np.ndarray and token_ids.dtype == np.int32 and token_ids.ndim == 1
+                and token_ids.flags.c_contiguous):
+            return token_ids
+        return as_token_ids(token_ids, "token_ids", self.vocab_size)
+
     def _append_slot(self, slot, toks, vocab=None):
         b = append_one(self.arena[slot], *self._ext_bufs, toks, self._ext_tuple, self.config.window,
                        self._vocab if vocab is None else vocab)
@@ -184,11 +191,7 @@ class Drafter:
     def append(self, h, token_ids):
         """Adds tokens that entered request h's sequence since the last call (accepted + bonus tokens)."""
         slot = self._slot(h)
-        if (type(token_ids) is np.ndarray and token_ids.dtype == np.int32 and token_ids.ndim == 1
-                and token_ids.flags.c_contiguous):
-            toks = token_ids  # fast path: checked natively
-        else:
-            toks = as_token_ids(token_ids, "token_ids", self.vocab_size)
+        toks = self._ids(token_ids)
         if toks.shape[0]:
             self._append_slot(slot, toks)
 
@@ -222,11 +225,7 @@ class Drafter:
     def step(self, h, token_ids, max_draft=None):
         """append(h, token_ids) then propose(h), in one native call: the cheapest per-step path."""
         slot = self._slot(h)
-        if (type(token_ids) is np.ndarray and token_ids.dtype == np.int32 and token_ids.ndim == 1
-                and token_ids.flags.c_contiguous):
-            toks = token_ids
-        else:
-            toks = as_token_ids(token_ids, "token_ids", self.vocab_size)
+        toks = self._ids(token_ids)
         budget = self.max_draft if max_draft is None else _check_budget(max_draft)
         old = self.arena.py[slot]
         b, t, p, q = step_single(old, *self._ext_bufs, toks, self._ext_tuple, self._param_array(budget),
