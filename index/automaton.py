@@ -5,7 +5,6 @@ The automaton of a text T has one state per class of substrings that end at the 
 state's strings end are exactly the non-clone states in its link-subtree: that lets a proposal enumerate
 occurrences (and read what followed each one in the text) without ever scanning the text.
 """
-import numpy as np
 from numba import njit
 
 from ._layout import (ED_W, E_NEXT, E_TO, E_TOK, H_CAP_ED, H_CAP_ST, H_CAP_TX, H_LAST, H_N_ST, H_N_TX,

@@ -253,7 +253,6 @@ def propose_one(B, slot, ext, params, out_tok, out_par, out_prob, scratch_i, scr
             tv[nt] = b[o + 2]
             tl[nt] = b[o + 3]
             nt += 1
-    T = scratch_i.shape[1]
     t_tok = scratch_i[0]
     t_par = scratch_i[1]
     t_child = scratch_i[2]

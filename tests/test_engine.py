@@ -1,7 +1,6 @@
 """lookahead.generate on the real SmolLM2-135M-Instruct: greedy identity, batching, stops, errors, fallback."""
 import logging
 
-import numpy as np
 import pytest
 import torch
 

@@ -136,7 +136,7 @@ def test_greedy_is_deterministic_argmax_path():
 
 
 def test_top_k_top_p_match_transformers_warpers():
-    tr = pytest.importorskip("transformers")
+    pytest.importorskip("transformers")
     from transformers.generation.logits_process import (TemperatureLogitsWarper, TopKLogitsWarper,
                                                         TopPLogitsWarper)
     from lookahead.kernels.sampling import topk_topp_mask
