@@ -17,6 +17,7 @@ import numpy as np
 import torch
 
 from .kernels import verify
+from .fastpath import FastForward
 from .kvcache import cache_len, compact, select_rows
 from .policy import DraftPolicy
 from .tree import prefill_inputs, tree_inputs
@@ -116,16 +117,18 @@ class _StopMatcher:
 
 def generate(model, prompts, *, tokenizer=None, drafter=None, max_new_tokens=256, temperature=0.0, top_k=None,
              top_p=None, stop=None, eos_token_id=None, seed=None, stream=False, chat=False, reference=None,
-             max_draft=16, adaptive=True):
+             max_draft=16, adaptive=True, fast_forward=True):
     """Generates for one prompt or a batch; returns a list of Generation (or, with stream=True, an iterator of
     StreamChunk as tokens are accepted).
 
     prompts: a string / token-id list, or a list of them. reference: text or ids (or one per prompt) that
     drafts may copy from (e.g. the file being edited). drafter: a lookahead.Drafter (kept across calls for
-    cross-request memory); None makes a fresh one. max_draft: the most nodes verified per row and step;
-    adaptive=True shrinks drafts (down to none) when they do not pay for their verification."""
+    cross-request memory); None makes a fresh one. max_draft: the most nodes verified per row and step (0: plain
+    decoding through this engine);
+    adaptive=True shrinks drafts (down to none) when they do not pay for their verification. fast_forward=True
+    (CPU only) routes the small verification batches through faster GEMMs (see lookahead.fastpath)."""
     it = _generate(model, prompts, tokenizer, drafter, max_new_tokens, temperature, top_k, top_p, stop,
-                   eos_token_id, seed, chat, reference, max_draft, adaptive)
+                   eos_token_id, seed, chat, reference, max_draft, adaptive, fast_forward)
     if stream:
         return (x for x in it if isinstance(x, StreamChunk))
     result = None
@@ -136,12 +139,13 @@ def generate(model, prompts, *, tokenizer=None, drafter=None, max_new_tokens=256
 
 
 def _generate(model, prompts, tokenizer, drafter, max_new_tokens, temperature, top_k, top_p, stop, eos_token_id,
-              seed, chat, reference, max_draft, adaptive):
+              seed, chat, reference, max_draft, adaptive, fast_forward):
     from .drafter import Drafter, _check_budget
 
     t_start = time.perf_counter()
     _check_model(model)
-    max_draft = _check_budget(max_draft, "max_draft")
+    no_drafts = isinstance(max_draft, (int, np.integer)) and not isinstance(max_draft, bool) and max_draft == 0
+    max_draft = 0 if no_drafts else _check_budget(max_draft, "max_draft")
     if not isinstance(max_new_tokens, int) or max_new_tokens < 1:
         raise ValueError(f"max_new_tokens must be a positive int, got {max_new_tokens!r}")
     if temperature is None or temperature < 0:
@@ -179,6 +183,7 @@ def _generate(model, prompts, tokenizer, drafter, max_new_tokens, temperature, t
     else:
         gen.seed()
     policy = DraftPolicy(max_draft) if adaptive else None
+    fast = FastForward(model, enabled=fast_forward)
 
     handles = []
     for p, r in zip(ids, refs):
@@ -188,7 +193,7 @@ def _generate(model, prompts, tokenizer, drafter, max_new_tokens, temperature, t
     out = [[] for _ in range(B)]
     finish = ["length"] * B
     stats = [GenerationStats() for _ in range(B)]
-    drafting = [True] * B
+    drafting = [max_draft > 0] * B
     limit = [min(max_new_tokens, max_pos - len(p)) if max_pos else max_new_tokens for p in ids]
 
     from transformers import DynamicCache
@@ -200,8 +205,9 @@ def _generate(model, prompts, tokenizer, drafter, max_new_tokens, temperature, t
             lengths = [len(p) for p in pre]
             if max(lengths) > 0:
                 x, pos, mask, _ = prefill_inputs(pre, dtype, device)
-                model(input_ids=x, position_ids=pos, attention_mask=mask, past_key_values=cache, use_cache=True,
-                      logits_to_keep=1)
+                with fast:
+                        model(input_ids=x, position_ids=pos, attention_mask=mask, past_key_values=cache,
+                          use_cache=True, logits_to_keep=1)
             pending = [p[-1] for p in ids]
             rows = list(range(B))  # batch row -> prompt index
             while rows:
@@ -225,8 +231,9 @@ def _generate(model, prompts, tokenizer, drafter, max_new_tokens, temperature, t
                 x, pos, mask, m = tree_inputs([pending[i] for i in rows], [(t, p) for t, p, _ in drafts],
                                               lengths, T, dtype, device)
                 t0 = time.perf_counter()
-                logits = model(input_ids=x, position_ids=pos, attention_mask=mask, past_key_values=cache,
-                               use_cache=True).logits
+                with fast:
+                    logits = model(input_ids=x, position_ids=pos, attention_mask=mask, past_key_values=cache,
+                                   use_cache=True).logits
                 # verify layout: per row, the root row then one row per node
                 sel = torch.cat([torch.arange(1 + len(t)) + j * m for j, (t, _, _) in enumerate(drafts)])
                 flat = logits.reshape(-1, logits.shape[-1])[sel.to(logits.device)].float()

@@ -21,7 +21,8 @@ class DraftPolicy:
 
     @staticmethod
     def _bucket(m):
-        return 1 << max(0, math.ceil(math.log2(max(m, 1))))
+        # exact below 33 tokens: on CPU the cost is far from linear there (1 token can cost more than 4)
+        return m if m <= 32 else 1 << math.ceil(math.log2(m))
 
     def _time(self, m):
         b = self._bucket(m)

@@ -127,7 +127,7 @@ def test_bad_inputs(smollm):
     with pytest.raises(ValueError, match="max_new_tokens"):
         lookahead.generate(model, [[1, 2]], max_new_tokens=0)
     with pytest.raises(ValueError, match="max_draft"):
-        lookahead.generate(model, [[1, 2]], max_draft=0)
+        lookahead.generate(model, [[1, 2]], max_draft=-1)
     with pytest.raises(ValueError, match="reference"):
         lookahead.generate(model, [[1, 2], [3, 4]], reference=["a", "b", "c"], tokenizer=tok)
 
@@ -152,3 +152,28 @@ def test_hf_candidate_generator_adapter(smollm, recorded):
         y = model.generate(x, max_new_tokens=64, do_sample=False, **kw)[0, x.shape[1]:].tolist()
     assert y == r["output_token_ids"][:64]
     assert d.active == 0 and d.memory.documents == 1  # the request ended and was learnt
+
+
+def test_fast_forward_and_no_drafts_keep_greedy_output(smollm, recorded):
+    """The CPU forward path (lookahead.fastpath) changes only rounding: greedy output stays the model's, with
+    and without drafts, and the model is restored afterwards."""
+    from lookahead.fastpath import FastForward
+
+    model, tok = smollm
+    before = model.config._attn_implementation
+    for r in _pick(recorded, 1)[2:]:
+        for kw in ({"max_draft": 0}, {"fast_forward": False}, {}):
+            g = lookahead.generate(model, [r["prompt_token_ids"]], tokenizer=tok, max_new_tokens=64, **kw)[0]
+            assert g.token_ids == r["output_token_ids"][:64], (r["id"], kw)
+            if kw.get("max_draft") == 0:
+                assert g.stats.drafted == 0 and g.stats.steps == len(g.token_ids)
+    assert model.config._attn_implementation == before
+    assert not any("forward" in m.__dict__ for m in model.modules())
+    x = torch.tensor([_pick(recorded, 1)[0]["prompt_token_ids"][:300]])
+    with torch.inference_mode():
+        ref = model(input_ids=x).logits
+        for rows in (1, 2, 5, 16, 17):
+            with FastForward(model) as ff:
+                assert ff.enabled and ff.attn
+                got = model(input_ids=x[:, :rows]).logits
+            assert torch.allclose(got, ref[:, :rows], atol=1e-3, rtol=0), rows

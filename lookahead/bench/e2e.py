@@ -1,5 +1,5 @@
 """`lookahead bench e2e`: tokens/s on a real model (default SmolLM2-135M-Instruct, CPU): plain HF `generate`, HF
-prompt lookup (10 tokens), lookahead chain and lookahead tree, at batch 1 and batch 8.
+prompt lookup (10 tokens), this engine without drafts, lookahead chain and lookahead tree, at batch 1 and 8.
 
 Prompts are the chat-templated prompts of model_outputs.jsonl (the public workloads). At batch 1 the methods run
 alternately on each prompt (so drift hits all alike); each lookahead variant keeps one Drafter per workload, as
@@ -71,7 +71,9 @@ def main(argv):
         prompts = _prompts(wl, args.prompts)
         drafters = {"lookahead chain": lookahead.Drafter(args.max_draft, tree=False, vocab_size=V),
                     "lookahead tree": lookahead.Drafter(args.max_draft, tree=True, vocab_size=V)}
-        acc = {k: [0, 0.0, 0, 0] for k in ("plain", "hf prompt lookup", *drafters)}  # tokens, s, steps, n
+        # "lookahead, no drafts": this engine decoding plainly (max_draft=0), to show how much of the gain is its
+        # CPU forward path (lookahead.fastpath) and how much is speculation
+        acc = {k: [0, 0.0, 0, 0] for k in ("plain", "hf prompt lookup", "lookahead, no drafts", *drafters)}
         for ids in progress(prompts, desc=f"{wl} b=1"):
             ref, dt = _hf(model, tok, ids, args.max_new_tokens, False)
             acc["plain"][0] += len(ref)
@@ -81,10 +83,10 @@ def main(argv):
             acc["hf prompt lookup"][1] += dt
             if y != ref:
                 mismatches.append(f"{wl}: hf prompt lookup")
-            for name, d in drafters.items():
+            for name, d in [("lookahead, no drafts", None), *drafters.items()]:
                 t0 = time.perf_counter()
                 g = lookahead.generate(model, [ids], tokenizer=tok, drafter=d, max_new_tokens=args.max_new_tokens,
-                                       max_draft=args.max_draft)[0]
+                                       max_draft=args.max_draft if d is not None else 0)[0]
                 acc[name][0] += len(g.token_ids)
                 acc[name][1] += time.perf_counter() - t0
                 acc[name][2] += g.stats.steps
@@ -103,15 +105,15 @@ def main(argv):
             n_tok = sum(len(r) for r in refs)
             batch_rows.append({"workload": wl, "batch": len(bprompts), "method": "plain (HF batched)",
                                "tokens": n_tok, "tokens_per_s": n_tok / dt, "vs_plain": 1.0})
-            for tree in (False, True):
-                d = lookahead.Drafter(args.max_draft, tree=tree, vocab_size=V)
+            for tree in (None, False, True):
+                d = lookahead.Drafter(args.max_draft, tree=tree, vocab_size=V) if tree is not None else None
                 t0 = time.perf_counter()
                 gs = lookahead.generate(model, bprompts, tokenizer=tok, drafter=d, max_new_tokens=args.max_new_tokens,
-                                        max_draft=args.max_draft)
+                                        max_draft=args.max_draft if d is not None else 0)
                 dtl = time.perf_counter() - t0
                 m = sum(len(g.token_ids) for g in gs)
-                batch_rows.append({"workload": wl, "batch": len(bprompts),
-                                   "method": "lookahead tree" if tree else "lookahead chain", "tokens": m,
+                name = {None: "lookahead, no drafts", False: "lookahead chain", True: "lookahead tree"}[tree]
+                batch_rows.append({"workload": wl, "batch": len(bprompts), "method": name, "tokens": m,
                                    "tokens_per_s": m / dtl, "vs_plain": (m / dtl) / (n_tok / dt)})
     print(table(rows, ["workload", "batch", "method", "tokens", "tokens_per_s", "vs_plain", "vs_pld", "tau"],
                 f"end to end, greedy, {args.max_new_tokens} new tokens, {args.threads} threads, batch 1"))
