@@ -85,7 +85,15 @@ def _recent_occurrences(b, v, out, occ, spare):
     pool = min(RECENT_POOL * occ, spare.shape[0])
     k = occurrences(b, v, spare, pool, True)
     n = min(k, occ)
-    out[:n] = np.sort(spare[:k])[::-1][:n]
+    for j in range(n):  # partial selection sort, newest first (no allocation: this runs every step)
+        m = j
+        for i in range(j + 1, k):
+            if spare[i] > spare[m]:
+                m = i
+        x = spare[m]
+        spare[m] = spare[j]
+        spare[j] = x
+        out[j] = x
     return n
 
 
@@ -316,6 +324,31 @@ def propose_batch(B, slots, ext, params, out_tok, out_par, out_prob, out_n, scra
     """propose_one for every slot; out_* are [len(slots), >= budget], out_n [len(slots)]; params as propose_one."""
     for r in range(slots.shape[0]):
         out_n[r] = propose_one(B, slots[r], ext, params, out_tok[r], out_par[r], out_prob[r], scratch_i, scratch_f)
+
+
+@njit(cache=True)
+def step_batch(B, slots, tokens, offsets, ext, params, vocab, out_tok, out_par, out_prob, out_n, scratch_i,
+               scratch_f):
+    """For every row r: append tokens[offsets[r]:offsets[r + 1]] to request slots[r], then propose_one into
+    out_*[r] (the per-step hot path of a serving loop, one native call for the whole batch).
+
+    Returns -1 when any id is out of range (then nothing is done), else the number of rows whose buffer grew
+    (stored back into B; mirror them with Arena.sync)."""
+    if check_ids(tokens, vocab):
+        return -1
+    window = int(params[6])
+    grew = 0
+    for r in range(slots.shape[0]):
+        s = slots[r]
+        toks = tokens[offsets[r]:offsets[r + 1]]
+        if toks.shape[0]:
+            n_old = B[s].shape[0]
+            b = append_core(B, s, toks, ext, window)
+            if b.shape[0] != n_old:
+                B[s] = b
+                grew += 1
+        out_n[r] = propose_one(B, s, ext, params, out_tok[r], out_par[r], out_prob[r], scratch_i, scratch_f)
+    return grew
 
 
 @njit(cache=True)

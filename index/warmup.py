@@ -9,7 +9,7 @@ def warmup():
     from .automaton import new_automaton, text_of
     from .cursors import append_one, append_tokens
     from .memory import Memory
-    from .propose import propose_batch, propose_single, scratch, step_single
+    from .propose import propose_batch, propose_single, scratch, step_batch, step_single
 
     arena = Arena()
     mem = Memory(arena, 1024, 2)
@@ -35,9 +35,13 @@ def warmup():
         propose_batch(arena.buffers, np.array([slot], np.int64), ext, params, *out, si, sf)
         propose_single(*bufs, ext_t, params, si, sf)
         step_single(*bufs, toks[:1], ext_t, params, 0, si, sf)
-    assert text_of(arena[slot]).shape[0] == 8  # five, then one by append_one and one per step_single
+        if step_batch(arena.buffers, np.array([slot], np.int64), toks[:1], np.array([0, 1], np.int64), ext, params,
+                      0, *out, si, sf):
+            arena.sync(slot)
+    # five, then one by append_one, and per tree setting one by step_single and one by step_batch
+    assert text_of(arena[slot]).shape[0] == 10
     n = 0
-    for fn in (append_tokens, append_one, propose_batch, propose_single, step_single):
+    for fn in (append_tokens, append_one, propose_batch, propose_single, step_single, step_batch):
         if not fn.signatures:
             raise RuntimeError(f"numba did not compile {fn.__name__}; check the numba install (numba -s)")
         n += len(fn.signatures)

@@ -14,7 +14,7 @@ import numpy as np
 
 from .index import Arena, Memory, as_token_ids, new_automaton, text_of
 from .index.cursors import append_one
-from .index.propose import propose_batch, propose_single, scratch, scratch_cols, step_single
+from .index.propose import propose_batch, propose_single, scratch, scratch_cols, step_batch, step_single
 from .index.corpus import CorpusIndex, load_corpus
 from .index._layout import H_SIZE, SEP
 
@@ -44,9 +44,13 @@ class Draft:
     def best_path(self):
         """Token ids along the root path that ends at the deepest most probable node (what a chain verifier
         such as vLLM's can use)."""
-        if len(self) == 0:
-            return self.tokens[:0]
+        return self.tokens[self.best_path_nodes()]
+
+    def best_path_nodes(self):
+        """Node indices of best_path, root first (int64)."""
         n = len(self)
+        if n == 0:
+            return np.zeros(0, np.int64)
         depth = np.zeros(n, np.int64)
         for i in range(n):
             p = self.parents[i]
@@ -55,9 +59,9 @@ class Draft:
         leaf = max(range(n), key=lambda i: (depth[i], self.probs[i], -i))
         path = []
         while leaf >= 0:
-            path.append(int(self.tokens[leaf]))
+            path.append(leaf)
             leaf = int(self.parents[leaf])
-        return np.asarray(path[::-1], np.int32)
+        return np.asarray(path[::-1], np.int64)
 
 
 @dataclass(frozen=True)
@@ -242,19 +246,52 @@ class Drafter:
         return [Draft(toks[i, :n[i]].copy(), pars[i, :n[i]].copy(), probs[i, :n[i]].copy())
                 for i in range(len(n))]
 
-    def propose_arrays(self, handles, max_draft=None):
-        """Like propose_many without Python objects per request: (tokens, parents, probs) as [B, budget]
-        arrays (row i valid up to n[i]) and n [B]. The arrays are reused by the next call."""
+    def step_arrays(self, handles, token_ids, max_draft=None):
+        """append + propose for a whole batch in one native call (what a serving loop does every step).
+
+        token_ids: one array-like of new tokens per handle (may be empty), or a pair (flat int32 array,
+        offsets int64 [B + 1]) with row r's tokens at flat[offsets[r]:offsets[r + 1]]. Returns what
+        propose_arrays returns. Out-of-range ids raise before anything is appended."""
+        B = len(handles)
+        if isinstance(token_ids, tuple) and len(token_ids) == 2 and isinstance(token_ids[1], np.ndarray):
+            flat = self._ids(token_ids[0])
+            offs = np.ascontiguousarray(token_ids[1], np.int64)
+            if offs.shape != (B + 1,) or offs[0] != 0 or offs[-1] != flat.shape[0] or np.any(np.diff(offs) < 0):
+                raise ValueError(f"offsets must be non-decreasing, of length len(handles) + 1 = {B + 1}, from 0 to "
+                                 f"len(flat) = {flat.shape[0]}")
+        else:
+            if len(token_ids) != B:
+                raise ValueError(f"give one token list per handle ({B}), got {len(token_ids)}")
+            rows = [self._ids(t) for t in token_ids]
+            offs = np.zeros(B + 1, np.int64)
+            np.cumsum([r.shape[0] for r in rows], out=offs[1:])
+            flat = np.concatenate(rows) if rows else np.zeros(0, np.int32)
+        slots = np.fromiter((self._slot(h) for h in handles), np.int64, B)
+        toks, pars, probs, n, budget = self._outputs(B, max_draft)
+        grew = step_batch(self.arena.buffers, slots, flat, offs, self._ext_list, self._param_array(budget), self._vocab,
+                          toks, pars, probs, n, *self._scratch)
+        if grew < 0:  # nothing was appended: let the full check name the bad id
+            as_token_ids(flat.astype(np.int64), "token_ids", self.vocab_size or 2**31)
+        if grew > 0:
+            for slot in slots:
+                self.arena.sync(slot)
+        return toks[:, :budget], pars[:, :budget], probs[:, :budget], n
+
+    def _outputs(self, B, max_draft):
         budget = self.max_draft if max_draft is None else _check_budget(max_draft)
-        slots = np.fromiter((self._slot(h) for h in handles), np.int64, len(handles))
-        B = len(slots)
         # output rows are reused between calls; whole rows keep them C-contiguous (one compiled variant)
         if self._out is None or self._out[0].shape[0] < B or self._out[0].shape[1] < budget:
             rows = max(B, 0 if self._out is None else self._out[0].shape[0])
             cols = max(budget, 0 if self._out is None else self._out[0].shape[1])
             self._out = (np.empty((rows, cols), np.int32), np.empty((rows, cols), np.int32),
                          np.empty((rows, cols), np.float32), np.empty(rows, np.int64))
-        toks, pars, probs, n = (o[:B] for o in self._out)
+        return (*(o[:B] for o in self._out), budget)
+
+    def propose_arrays(self, handles, max_draft=None):
+        """Like propose_many without Python objects per request: (tokens, parents, probs) as [B, budget]
+        arrays (row i valid up to n[i]) and n [B]. The arrays are reused by the next call."""
+        slots = np.fromiter((self._slot(h) for h in handles), np.int64, len(handles))
+        toks, pars, probs, n, budget = self._outputs(len(slots), max_draft)
         propose_batch(self.arena.buffers, slots, self._ext_list, self._param_array(budget), toks, pars, probs,
                       n, *self._scratch)
         return toks[:, :budget], pars[:, :budget], probs[:, :budget], n

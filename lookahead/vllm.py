@@ -128,7 +128,7 @@ class LookaheadProposer:
     def _propose(self, sampled_token_ids, num_tokens_no_spec, token_ids_cpu):
         self.step += 1
         d = self.drafter
-        rows, handles, lens = [], [], []
+        rows, handles, lens, new = [], [], [], []
         fresh = {}
         for i, sampled in enumerate(sampled_token_ids):
             if not sampled:
@@ -141,9 +141,10 @@ class LookaheadProposer:
             entries = self.live.get(self._key(row, prev))
             if entries:
                 h = entries.pop()[0]
-                d.append(h, row[prev:n])
+                new.append(row[prev:n])
             else:
                 h = d.begin(row)
+                new.append(row[:0])
             fresh.setdefault(self._key(row, n), []).append([h, self.step])
             rows.append(i)
             handles.append(h)
@@ -159,7 +160,7 @@ class LookaheadProposer:
         out = [[] for _ in sampled_token_ids]
         if not handles:
             return out
-        toks, pars, probs, n_nodes = d.propose_arrays(handles)
+        toks, pars, probs, n_nodes = d.step_arrays(handles, new)  # all appends and proposals: one native call
         for j, i in enumerate(rows):
             cap = min(self.k, self.max_model_len - lens[j] - 1)
             if cap <= 0 or n_nodes[j] == 0:

@@ -159,6 +159,41 @@ def test_step_equals_append_then_propose():
         assert x.tokens.tolist() == y.tokens.tolist() and x.parents.tolist() == y.parents.tolist()
 
 
+@pytest.mark.parametrize("tree", [False, True])
+def test_step_arrays_equals_step_per_request(tree):
+    """The batched step (one native call) gives each request what append + propose gives it, across memory
+    tiers, buffer growth (long appends) and ragged token counts, in both input forms."""
+    rng = np.random.default_rng(7)
+    a, b = Drafter(max_draft=8, tree=tree, vocab_size=6), Drafter(max_draft=8, tree=tree, vocab_size=6)
+    earlier = rng.integers(0, 6, 300).astype(np.int32)
+    for d in (a, b):  # some cross-request memory first
+        d.end(d.begin(earlier))
+    prompts = [rng.integers(0, 6, n).astype(np.int32) for n in (5, 40, 1, 120)]
+    ha, hb = [a.begin(p) for p in prompts], [b.begin(p) for p in prompts]
+    for it in range(30):
+        new = [rng.integers(0, 6, int(rng.integers(0, 4 if it != 10 else 700))).astype(np.int32) for _ in prompts]
+        if it % 2:
+            flat = np.concatenate(new)
+            offs = np.concatenate([[0], np.cumsum([len(x) for x in new])]).astype(np.int64)
+            toks, pars, probs, n = a.step_arrays(ha, (flat, offs))
+        else:
+            toks, pars, probs, n = a.step_arrays(ha, new)
+        for j, h in enumerate(hb):
+            y = b.step(h, new[j])
+            assert toks[j, :n[j]].tolist() == y.tokens.tolist() and pars[j, :n[j]].tolist() == y.parents.tolist()
+            assert np.allclose(probs[j, :n[j]], y.probs)
+    for h1, h2 in zip(ha, hb):
+        assert a.tokens(h1).tolist() == b.tokens(h2).tolist()
+    before = [a.tokens(h).tolist() for h in ha]
+    with pytest.raises(ValueError, match="vocab"):
+        a.step_arrays(ha, [[1], [2], [9], [3]])
+    with pytest.raises(ValueError, match="one token list per handle"):
+        a.step_arrays(ha, [[1]])
+    with pytest.raises(ValueError, match="offsets"):
+        a.step_arrays(ha, (np.array([1, 2], np.int32), np.array([0, 1, 2, 3, 1], np.int64)))
+    assert [a.tokens(h).tolist() for h in ha] == before  # nothing appended by the refused calls
+
+
 def test_torch_and_list_inputs():
     torch = pytest.importorskip("torch")
     d = Drafter(max_draft=4, learn=False)

@@ -122,7 +122,8 @@ def context_sweep(text, lengths, names, budget, steps=200):
 
 
 def batch_cost(records, sizes=(256,), budget=16, context=1024):
-    """µs per request of one propose_many over many requests (lookahead) against Arctic's loop."""
+    """µs per request of one propose_many over many requests, and of one step_arrays (append one token to
+    every request, then propose for all: a serving loop's step) in one native call."""
     import lookahead
 
     pool = np.concatenate([np.concatenate([r["prompt_ids"], r["output_ids"]]) for r in records])
@@ -130,9 +131,17 @@ def batch_cost(records, sizes=(256,), budget=16, context=1024):
     for n in sizes:
         for tree in (False, True):
             d = lookahead.Drafter(max_draft=budget, tree=tree, learn=False)
-            hs = [d.begin(pool[(i * 97) % (len(pool) - context):][:context]) for i in range(n)]
+            starts = [(i * 97) % (len(pool) - context - 64) for i in range(n)]
+            hs = [d.begin(pool[s:s + context]) for s in starts]
             d.propose_arrays(hs)
             reps = 20
+            offs = np.arange(n + 1, dtype=np.int64)
+            nxt = [np.ascontiguousarray(pool[[s + context + r for s in starts]], np.int32) for r in range(reps + 1)]
+            d.step_arrays(hs, (nxt[0], offs))
+            t0 = time.perf_counter()
+            for r in range(1, reps + 1):
+                d.step_arrays(hs, (nxt[r], offs))
+            step = (time.perf_counter() - t0) / reps / n * 1e6
             t0 = time.perf_counter()
             for _ in range(reps):
                 d.propose_arrays(hs)
@@ -142,5 +151,6 @@ def batch_cost(records, sizes=(256,), budget=16, context=1024):
                 d.propose_many(hs)
             objs = (time.perf_counter() - t0) / reps / n * 1e6
             out.append({"drafter": "lookahead tree" if tree else "lookahead chain", "requests": n,
-                        "context": context, "us_per_request_arrays": arr, "us_per_request_drafts": objs})
+                        "context": context, "us_per_request_arrays": arr, "us_per_request_drafts": objs,
+                        "us_per_request_step": step})
     return out

@@ -53,8 +53,10 @@ def main(args):
     if text_for_sweep is not None:
         batch = batch_cost([{"prompt_ids": text_for_sweep, "output_ids": text_for_sweep[:0]}], budget=args.budget)
         print()
-        print(table(batch, ["drafter", "requests", "context", "us_per_request_arrays", "us_per_request_drafts"],
-                    "propose_many over many requests (one native call)"))
+        print(table(batch, ["drafter", "requests", "context", "us_per_request_arrays", "us_per_request_drafts",
+                            "us_per_request_step"],
+                    "one native call over many requests: propose_arrays / propose_many, and step_arrays (append 1 "
+                    "token + propose)"))
     if args.plot:
         _plot(rows, sweep, args.plot)
         print(f"plot: {args.plot}")
