@@ -119,7 +119,7 @@ def _hash(s, t, mask):
     return h & mask
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _hash_put(b, s, t, e):
     oh = b[H_OFF_HS]
     mask = b[H_CAP_HS] - 1
@@ -131,7 +131,7 @@ def _hash_put(b, s, t, e):
     b[H_N_HS] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def get_edge(b, s, t):
     """Edge index of the transition (state s, token t), or -1."""
     oh = b[H_OFF_HS]
@@ -187,7 +187,7 @@ def resize(b, cap_tx, cap_st, cap_ed):
     return nb
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def add_edge(b, s, t, to):
     """Adds the transition s --t--> to (which must not exist); returns b, or its grown copy."""
     if b[H_N_ED] >= b[H_CAP_ED]:

@@ -32,7 +32,7 @@ def edge_to(b, e):
     return b[b[H_OFF_ED] + ED_W * e + E_TO]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _new_state(b, length, clone):
     s = b[H_N_ST]
     b[H_N_ST] = s + 1
@@ -47,7 +47,7 @@ def _new_state(b, length, clone):
     return s
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _lt_insert(b, parent, child):
     os_ = b[H_OFF_ST]
     h = b[os_ + ST_W * parent + S_LTH]
@@ -59,7 +59,7 @@ def _lt_insert(b, parent, child):
     b[os_ + ST_W * child + S_LINK] = parent
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _lt_remove(b, child):
     os_ = b[H_OFF_ST]
     parent = b[os_ + ST_W * child + S_LINK]
@@ -83,13 +83,17 @@ def extend(b, c):
     last = b[H_LAST]
     cur = _new_state(b, slen(b, last) + 1, 0)
     p = last
-    while p != -1 and get_edge(b, p, c) == -1:
+    e = -1
+    while p != -1:
+        e = get_edge(b, p, c)
+        if e != -1:
+            break
         b = add_edge(b, p, c, cur)
         p = slink(b, p)
     if p == -1:
         _lt_insert(b, 0, cur)
     else:
-        q = edge_to(b, get_edge(b, p, c))
+        q = edge_to(b, e)
         if slen(b, p) + 1 == slen(b, q):
             _lt_insert(b, q, cur)
         else:
