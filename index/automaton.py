@@ -132,7 +132,7 @@ def extend_many(b, tokens):
     return b
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def match_step(b, v, length, c):
     """Moves a match cursor (state v, matched length) over token c: longest suffix that occurs in b's text."""
     if c == SEP:
@@ -147,7 +147,7 @@ def match_step(b, v, length, c):
         length = slen(b, v)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def self_cursor(b):
     """Longest suffix of b's own text that also occurs earlier: (state, length). (0, 0) when none."""
     last = b[H_LAST]
@@ -157,7 +157,7 @@ def self_cursor(b):
     return v, slen(b, v)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def occurrences(b, v, out, limit, need_next):
     """Writes up to `limit` end positions of the strings of state v into out; returns how many.
 

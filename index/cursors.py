@@ -26,7 +26,7 @@ def _resync(ext_b, self_b, window):
     return v, L
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _find_entry(b, gen):
     for k in range(N_CUR):
         if b[H_CUR + CUR_W * k + 1] == gen:
@@ -34,7 +34,7 @@ def _find_entry(b, gen):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def cursor_entry(B, slot, j, ext, window):
     """Index of request `slot`'s cursor entry for external tier j, created and synced when missing."""
     b = B[slot]

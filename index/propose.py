@@ -32,12 +32,12 @@ def add_document(B, slot, tokens):
     B[slot] = b
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _alpha(L, alpha0, half_len):
     return alpha0 * half_len / (half_len + L)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _insert(B, bi, e, w, depth, t_tok, t_par, t_child, t_sib, t_w, nn):
     """Adds the text that followed end position e in automaton B[bi] (up to `depth` tokens) with weight w."""
     b = B[bi]
@@ -78,7 +78,7 @@ def _insert(B, bi, e, w, depth, t_tok, t_par, t_child, t_sib, t_w, nn):
     return nn
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _recent_occurrences(b, v, out, occ, spare):
     """The (up to) `occ` most recent occurrences among the first RECENT_POOL * occ the link tree yields, newest
     first: the latest occurrence is usually the one being copied (the current function, the last answer)."""
@@ -97,7 +97,7 @@ def _recent_occurrences(b, v, out, occ, spare):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff, power, alpha0, half_len, self_w, norm,
                 t_tok, t_par, t_child, t_sib, t_w, occbuf, src, spare):
     """Merges continuations of every tier's matched suffix into a weighted trie rooted at node 0.
@@ -145,7 +145,7 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff, power, alpha0, half_len,
     return nn, _alpha(Lmax, alpha0, half_len)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _best_child(node, t_child, t_sib, t_w):
     best = -1
     c = t_child[node]
@@ -156,7 +156,7 @@ def _best_child(node, t_child, t_sib, t_w):
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _select(nn, alpha, budget, tree, min_prob, base_prob, attach, t_tok, t_par, t_child, t_sib, t_w,
             t_prob, t_out, out_tok, out_par, out_prob, n_out, cand):
     """Emits up to `budget` trie nodes under output node `attach`; returns (n_out, spine leaf trie node)."""
