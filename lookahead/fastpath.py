@@ -64,7 +64,10 @@ class FastForward:
         self.model = model
         dev = next(model.parameters()).device
         self.enabled = bool(enabled) and dev.type == "cpu"
-        self.linears = [m for m in model.modules() if type(m) is torch.nn.Linear] if self.enabled else []
+        # a module whose forward is already replaced per instance (accelerate's offload hooks, user wrappers)
+        # keeps it: patching would bypass the wrapper, and restoring would drop it
+        self.linears = [m for m in model.modules() if type(m) is torch.nn.Linear and "forward" not in m.__dict__
+                        and not hasattr(m, "_hf_hook")] if self.enabled else []
         cfg = getattr(model, "config", None)
         self.attn = self.enabled and getattr(cfg, "_attn_implementation", None) == "sdpa" and not getattr(
             cfg, "sub_configs", None)

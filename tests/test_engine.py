@@ -169,6 +169,14 @@ def test_fast_forward_and_no_drafts_keep_greedy_output(smollm, recorded):
                 assert g.stats.drafted == 0 and g.stats.steps == len(g.token_ids)
     assert model.config._attn_implementation == before
     assert not any("forward" in m.__dict__ for m in model.modules())
+    wrapped = model.lm_head
+    wrapped.forward = lambda h: torch.nn.functional.linear(h, wrapped.weight)  # e.g. an offload hook
+    try:
+        with FastForward(model):
+            assert wrapped.__dict__["forward"].__name__ == "<lambda>"
+        assert wrapped.__dict__["forward"].__name__ == "<lambda>"
+    finally:
+        del wrapped.forward
     x = torch.tensor([_pick(recorded, 1)[0]["prompt_token_ids"][:300]])
     with torch.inference_mode():
         ref = model(input_ids=x).logits
