@@ -165,11 +165,15 @@ class Drafter:
             return token_ids
         return as_token_ids(token_ids, "token_ids", self.vocab_size)
 
+    def _name_bad_id(self, toks):
+        """A native call refused toks (an id out of range): the full check raises the error naming it."""
+        as_token_ids(toks.astype(np.int64), "token_ids", self.vocab_size or 2**31)
+
     def _append_slot(self, slot, toks, vocab=None):
         b = append_one(self.arena[slot], *self._ext_bufs, toks, self._ext_tuple, self.config.window,
                        self._vocab if vocab is None else vocab)
-        if b.shape[0] == 0:  # an id out of range: let the full check name it
-            as_token_ids(toks.astype(np.int64), "token_ids", self.vocab_size or 2**31)
+        if b.shape[0] == 0:  # an id out of range
+            self._name_bad_id(toks)
         if b.shape[0] != self.arena[slot].shape[0]:
             self.arena.set(slot, b)
 
@@ -236,7 +240,7 @@ class Drafter:
                                  self._vocab, *self._scratch)
         if b.shape[0] != old.shape[0]:
             if b.shape[0] == 0:
-                as_token_ids(toks.astype(np.int64), "token_ids", self.vocab_size or 2**31)
+                self._name_bad_id(toks)
             self.arena.set(slot, b)
         return Draft(t, p, q)
 
@@ -270,8 +274,8 @@ class Drafter:
         toks, pars, probs, n, budget = self._outputs(B, max_draft)
         grew = step_batch(self.arena.buffers, slots, flat, offs, self._ext_list, self._param_array(budget), self._vocab,
                           toks, pars, probs, n, *self._scratch)
-        if grew < 0:  # nothing was appended: let the full check name the bad id
-            as_token_ids(flat.astype(np.int64), "token_ids", self.vocab_size or 2**31)
+        if grew < 0:  # nothing was appended
+            self._name_bad_id(flat)
         if grew > 0:
             for slot in slots:
                 self.arena.sync(slot)

@@ -206,7 +206,7 @@ def _generate(model, prompts, tokenizer, drafter, max_new_tokens, temperature, t
             if max(lengths) > 0:
                 x, pos, mask, _ = prefill_inputs(pre, dtype, device)
                 with fast:
-                        model(input_ids=x, position_ids=pos, attention_mask=mask, past_key_values=cache,
+                    model(input_ids=x, position_ids=pos, attention_mask=mask, past_key_values=cache,
                           use_cache=True, logits_to_keep=1)
             pending = [p[-1] for p in ids]
             rows = list(range(B))  # batch row -> prompt index

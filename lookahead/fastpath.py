@@ -15,6 +15,7 @@ Both change only the rounding of the logits (differences ~1e-5), never what is c
 checked against `model.generate` by the tests. Off on other devices, where the GEMM libraries handle small
 batches well, and for attention implementations other than SDPA.
 """
+import functools
 import types
 
 import torch
@@ -49,6 +50,7 @@ def _sdpa_gqa(module, query, key, value, attention_mask, dropout=0.0, scaling=No
     return out.transpose(1, 2).contiguous(), None
 
 
+@functools.cache
 def _register_attention():
     from transformers import AttentionInterface
     from transformers.masking_utils import AttentionMaskInterface, sdpa_mask
