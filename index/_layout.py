@@ -132,8 +132,8 @@ def _hash_put(b, s, t, e):
 
 
 @njit(cache=True, inline="always")
-def get_edge(b, s, t):
-    """Edge index of the transition (state s, token t), or -1."""
+def probe(b, s, t):
+    """Hash slot of the transition (state s, token t): the slot holding it, or the empty slot where it would go."""
     oh = b[H_OFF_HS]
     oe = b[H_OFF_ED]
     mask = b[H_CAP_HS] - 1
@@ -141,12 +141,17 @@ def get_edge(b, s, t):
     while True:
         hs = b[oh + HS_W * i]
         if hs == -1:
-            return -1
-        if hs == s:
-            e = b[oh + HS_W * i + 1]
-            if b[oe + ED_W * e + E_TOK] == t:
-                return e
+            return i
+        if hs == s and b[oe + ED_W * b[oh + HS_W * i + 1] + E_TOK] == t:
+            return i
         i = (i + 1) & mask
+
+
+@njit(cache=True, inline="always")
+def get_edge(b, s, t):
+    """Edge index of the transition (state s, token t), or -1."""
+    o = b[H_OFF_HS] + HS_W * probe(b, s, t)
+    return -1 if b[o] == -1 else b[o + 1]
 
 
 @njit(cache=True)
@@ -188,10 +193,8 @@ def resize(b, cap_tx, cap_st, cap_ed):
 
 
 @njit(cache=True, inline="always")
-def add_edge(b, s, t, to):
-    """Adds the transition s --t--> to (which must not exist); returns b, or its grown copy."""
-    if b[H_N_ED] >= b[H_CAP_ED]:
-        b = grow(b, b[H_CAP_TX], b[H_CAP_ST], 2 * b[H_CAP_ED])
+def add_edge_at(b, s, t, to, i):
+    """Adds the transition s --t--> to at its empty hash slot i (from probe); the caller made room for it."""
     e = b[H_N_ED]
     b[H_N_ED] = e + 1
     oe = b[H_OFF_ED] + ED_W * e
@@ -200,5 +203,16 @@ def add_edge(b, s, t, to):
     b[oe + E_TO] = to
     b[oe + E_NEXT] = b[os_ + S_EH]
     b[os_ + S_EH] = e
-    _hash_put(b, s, t, e)
+    oh = b[H_OFF_HS]
+    b[oh + HS_W * i] = s
+    b[oh + HS_W * i + 1] = e
+    b[H_N_HS] += 1
+
+
+@njit(cache=True, inline="always")
+def add_edge(b, s, t, to):
+    """Adds the transition s --t--> to (which must not exist); returns b, or its grown copy."""
+    if b[H_N_ED] >= b[H_CAP_ED]:
+        b = grow(b, b[H_CAP_TX], b[H_CAP_ST], 2 * b[H_CAP_ED])
+    add_edge_at(b, s, t, to, probe(b, s, t))
     return b

@@ -7,9 +7,9 @@ occurrences (and read what followed each one in the text) without ever scanning 
 """
 from numba import njit
 
-from ._layout import (ED_W, E_NEXT, E_TO, E_TOK, H_CAP_ED, H_CAP_ST, H_CAP_TX, H_LAST, H_N_ST, H_N_TX,
-                      H_OFF_ED, H_OFF_ST, H_OFF_TX, S_CLONE, S_EH, S_LEN, S_LINK, S_LTH, S_LTN, S_LTP,
-                      SEP, ST_W, add_edge, alloc, get_edge, grow)
+from ._layout import (ED_W, E_NEXT, E_TO, E_TOK, H_CAP_ED, H_CAP_ST, H_CAP_TX, H_LAST, H_N_ED, H_N_ST, H_N_TX,
+                      H_OFF_ED, H_OFF_HS, H_OFF_ST, H_OFF_TX, HS_W, S_CLONE, S_EH, S_LEN, S_LINK, S_LTH, S_LTN,
+                      S_LTP, SEP, ST_W, add_edge, add_edge_at, alloc, get_edge, grow, probe)
 
 
 @njit(cache=True, inline="always")
@@ -85,10 +85,15 @@ def extend(b, c):
     p = last
     e = -1
     while p != -1:
-        e = get_edge(b, p, c)
-        if e != -1:
+        i = probe(b, p, c)  # one probe finds the transition or the slot for the new one
+        o = b[H_OFF_HS] + HS_W * i
+        if b[o] != -1:
+            e = b[o + 1]
             break
-        b = add_edge(b, p, c, cur)
+        if b[H_N_ED] >= b[H_CAP_ED]:
+            b = grow(b, b[H_CAP_TX], b[H_CAP_ST], 2 * b[H_CAP_ED])
+            continue  # the hash was rebuilt: probe again
+        add_edge_at(b, p, c, cur, i)
         p = slink(b, p)
     if p == -1:
         _lt_insert(b, 0, cur)

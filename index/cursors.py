@@ -35,9 +35,8 @@ def _find_entry(b, gen):
 
 
 @njit(cache=True, inline="always")
-def cursor_entry(B, slot, j, ext, window):
-    """Index of request `slot`'s cursor entry for external tier j, created and synced when missing."""
-    b = B[slot]
+def cursor_entry(B, b, j, ext, window):
+    """Index of request b's cursor entry for external tier j, created and synced when missing."""
     gen = ext[1, j]
     k = _find_entry(b, gen)
     if k != -1:

@@ -38,9 +38,8 @@ def _alpha(L, alpha0, half_len):
 
 
 @njit(cache=True, inline="always")
-def _insert(B, bi, e, w, depth, t_tok, t_par, t_child, t_sib, t_w, nn):
-    """Adds the text that followed end position e in automaton B[bi] (up to `depth` tokens) with weight w."""
-    b = B[bi]
+def _insert(b, e, w, depth, t_tok, t_par, t_child, t_sib, t_w, nn):
+    """Adds the text that followed end position e in automaton b (up to `depth` tokens) with weight w."""
     ot = b[H_OFF_TX]
     n_tx = b[H_N_TX]
     node = 0
@@ -134,14 +133,19 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff, power, alpha0, half_len,
             L = slen(b, v)
     if Lmax == 0:
         return 1, 1.0
+    b = B[tb[0]]
+    tier = 0
     for q in range(ns):
+        if src[4 * q] != tier:  # sources come grouped by tier; a typed List lookup costs ~20 ns, so once each
+            tier = src[4 * q]
+            b = B[tb[tier]]
         w = (src[4 * q + 2] / Lmax) ** power
         if src[4 * q] == 0:
             w *= self_w  # tier 0 is the request's own text when it matched
         if norm:
             w /= src[4 * q + 3]
         for j in range(src[4 * q + 3]):
-            nn = _insert(B, tb[src[4 * q]], occbuf[q * occ + j], w, depth, t_tok, t_par, t_child, t_sib, t_w, nn)
+            nn = _insert(b, occbuf[q * occ + j], w, depth, t_tok, t_par, t_child, t_sib, t_w, nn)
     return nn, _alpha(Lmax, alpha0, half_len)
 
 
@@ -255,7 +259,7 @@ def propose_one(B, slot, ext, params, out_tok, out_par, out_prob, scratch_i, scr
     for j in range(min(ext.shape[1], N_CUR)):
         if ext[1, j] == -1:
             continue
-        o = H_CUR + CUR_W * cursor_entry(B, slot, j, ext, window)
+        o = H_CUR + CUR_W * cursor_entry(B, b, j, ext, window)
         if b[o + 3] > 0:
             tb[nt] = ext[0, j]
             tv[nt] = b[o + 2]

@@ -39,7 +39,8 @@ def _add_bench(sub):
     bsub = p.add_subparsers(dest="bench_cmd", required=True)
     r = bsub.add_parser("replay", help="drafters replayed over recorded outputs (tau, cost, memory)")
     r.add_argument("--workloads", default="code_edit,templated,multi_turn,completion",
-                   help="comma-separated names or JSONL paths")
+                   help="comma-separated names (model:<name> replays the default model's own outputs for that "
+                        "workload's chat-templated prompts, which is what a drafter sees in serving) or JSONL paths")
     r.add_argument("--drafters", default=",".join(_replay_drafters()))
     r.add_argument("--budget", type=int, default=16)
     r.add_argument("--limit", type=int, default=None, help="records per workload")

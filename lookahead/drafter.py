@@ -147,6 +147,16 @@ class Drafter:
             raise KeyError(f"unknown or ended drafter handle {h!r}; use the handle returned by begin() and "
                            "call end() once") from None
 
+    def _slots(self, handles):
+        """Slots of many handles as int64 (one list comprehension, no Python call per handle)."""
+        reqs = self._requests
+        try:
+            return np.array([reqs[h][0] for h in handles], np.int64).reshape(-1)
+        except (KeyError, TypeError):
+            for h in handles:
+                self._slot(h)  # raises, naming the bad handle
+            raise
+
     def _param_array(self, budget):
         p = self._params.get(budget)
         if p is None:
@@ -270,7 +280,7 @@ class Drafter:
             offs = np.zeros(B + 1, np.int64)
             np.cumsum([r.shape[0] for r in rows], out=offs[1:])
             flat = np.concatenate(rows) if rows else np.zeros(0, np.int32)
-        slots = np.fromiter((self._slot(h) for h in handles), np.int64, B)
+        slots = self._slots(handles)
         toks, pars, probs, n, budget = self._outputs(B, max_draft)
         grew = step_batch(self.arena.buffers, slots, flat, offs, self._ext_list, self._param_array(budget), self._vocab,
                           toks, pars, probs, n, *self._scratch)
@@ -294,7 +304,7 @@ class Drafter:
     def propose_arrays(self, handles, max_draft=None):
         """Like propose_many without Python objects per request: (tokens, parents, probs) as [B, budget]
         arrays (row i valid up to n[i]) and n [B]. The arrays are reused by the next call."""
-        slots = np.fromiter((self._slot(h) for h in handles), np.int64, len(handles))
+        slots = self._slots(handles)
         toks, pars, probs, n, budget = self._outputs(len(slots), max_draft)
         propose_batch(self.arena.buffers, slots, self._ext_list, self._param_array(budget), toks, pars, probs,
                       n, *self._scratch)

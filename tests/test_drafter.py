@@ -237,7 +237,8 @@ def test_unknown_and_ended_handles():
     h = d.begin([1, 2, 3])
     d.end(h)
     for call in (lambda: d.append(h, [1]), lambda: d.propose(h), lambda: d.end(h), lambda: d.propose_many([h]),
-                 lambda: d.append(12345, [1]), lambda: d.propose("x")):
+                 lambda: d.append(12345, [1]), lambda: d.propose("x"), lambda: d.propose_arrays([d.begin([1, 2]), h]),
+                 lambda: d.propose_many([[1]]), lambda: d.step_arrays([h], [[1]])):
         with pytest.raises(KeyError, match="begin"):
             call()
 

@@ -6,11 +6,13 @@ One fresh engine per (method, concurrency), each in a child process; every engin
 with the no-speculation engine's.
 """
 import argparse
+import os
 import time
 
 from .report import json_line, progress, table
 from .vllm_run import run_in_child
 from .workloads import data_path, read_jsonl
+from ..vllm import ENV
 
 
 def _methods(k_ngram, k):
@@ -27,28 +29,33 @@ def _methods(k_ngram, k):
     return m
 
 
-def main(argv):
-    ap = argparse.ArgumentParser(prog="lookahead bench vllm")
-    ap.add_argument("--workloads", default="code_edit,multi_turn,templated,completion")
-    ap.add_argument("--prompts", type=int, default=8, help="prompts per workload")
-    ap.add_argument("--concurrency", default="1,8")
-    ap.add_argument("--max-tokens", type=int, default=192)
-    ap.add_argument("--k", type=int, default=16, help="num_speculative_tokens for suffix and lookahead")
-    ap.add_argument("--k-ngram", type=int, default=8)
-    ap.add_argument("--methods", default="none,ngram,suffix,lookahead")
-    ap.add_argument("--plot", default=None)
-    args = ap.parse_args(argv)
-    wls = args.workloads.split(",")
-    recs = read_jsonl(data_path("model_outputs.jsonl"))
-    prompts = {wl: [r["prompt_token_ids"] for r in recs if r["id"].startswith(wl)][:args.prompts] for wl in wls}
-    methods = {k: v for k, v in _methods(args.k_ngram, args.k).items() if k in args.methods.split(",")}
-    rows, notes, outs = [], [], {}
-    jobs = [(m, int(c)) for c in args.concurrency.split(",") for m in methods]
+def _variant(name, k):
+    """`lookahead:min_prob=0.3+max_draft=8`: lookahead with VllmSettings overrides (settings JSON in a temp file,
+    named by LOOKAHEAD_VLLM_CONFIG for that engine only), so settings can be compared side by side."""
+    import json
+    import tempfile
+
+    settings = {}
+    for item in name.split(":", 1)[1].split("+"):
+        key, eq, val = item.partition("=")
+        if not eq:
+            raise SystemExit(f"bad method {name!r}: write lookahead:key=value[+key=value], e.g. lookahead:min_prob=0.3")
+        try:
+            settings[key.strip()] = json.loads(val)
+        except json.JSONDecodeError:
+            settings[key.strip()] = val
+    f = tempfile.NamedTemporaryFile("w", suffix=".json", prefix="lookahead-vllm-", delete=False)
+    json.dump(settings, f)
+    f.close()
+    return {"model": "lookahead.vllm.LookaheadProposer", "num_speculative_tokens": k}, {ENV: f.name}
+
+
+def _run_jobs(jobs, methods, envs, prompts, wls, args, rows, notes, outs):
     for name, conc in progress(jobs, desc="engines"):
         job = {"spec": methods[name], "rounds": [prompts[wl] for wl in wls], "max_tokens": args.max_tokens,
                "max_num_seqs": max(conc, 1), "sequential": conc == 1}
         t0 = time.perf_counter()
-        res, text = run_in_child(job, timeout=3600)
+        res, text = run_in_child(job, timeout=3600, env=envs.get(name))
         if res is None:
             notes.append(f"{name} at concurrency {conc} failed: {text.strip().splitlines()[-1][:300]}")
             continue
@@ -60,6 +67,40 @@ def main(argv):
                          "accepted": r["accepted_tokens"],
                          "acceptance": r["accepted_tokens"] / r["draft_tokens"] if r["draft_tokens"] else None})
         notes.append(f"{name} c={conc}: engine start {res['startup_s']:.0f} s, total {time.perf_counter() - t0:.0f} s")
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(prog="lookahead bench vllm")
+    ap.add_argument("--workloads", default="code_edit,multi_turn,templated,completion")
+    ap.add_argument("--prompts", type=int, default=8, help="prompts per workload")
+    ap.add_argument("--concurrency", default="1,8")
+    ap.add_argument("--max-tokens", type=int, default=192)
+    ap.add_argument("--k", type=int, default=16, help="num_speculative_tokens for suffix and lookahead")
+    ap.add_argument("--k-ngram", type=int, default=8)
+    ap.add_argument("--methods", default="none,ngram,suffix,lookahead",
+                    help="comma-separated; lookahead:key=value[+key=value] runs lookahead with those VllmSettings "
+                         "(e.g. lookahead:min_prob=0.3) next to the others")
+    ap.add_argument("--plot", default=None)
+    args = ap.parse_args(argv)
+    wls = args.workloads.split(",")
+    recs = read_jsonl(data_path("model_outputs.jsonl"))
+    prompts = {wl: [r["prompt_token_ids"] for r in recs if r["id"].startswith(wl)][:args.prompts] for wl in wls}
+    known = _methods(args.k_ngram, args.k)
+    methods, envs = {}, {}
+    for m in args.methods.split(","):
+        if m.startswith("lookahead:"):
+            methods[m], envs[m] = _variant(m, args.k)
+        elif m in known:
+            methods[m] = known[m]
+        elif m != "suffix":  # suffix is left out quietly when arctic-inference is not installed
+            raise SystemExit(f"unknown method {m!r}: use none, ngram, suffix, lookahead or lookahead:key=value")
+    rows, notes, outs = [], [], {}
+    jobs = [(m, int(c)) for c in args.concurrency.split(",") for m in methods]
+    try:
+        _run_jobs(jobs, methods, envs, prompts, wls, args, rows, notes, outs)
+    finally:
+        for e in envs.values():  # the settings files written for lookahead:key=value methods
+            os.unlink(e[ENV])
     for r in rows:
         base = next((x for x in rows if x["method"] == "none" and x["workload"] == r["workload"]
                      and x["concurrency"] == r["concurrency"]), None)
@@ -70,7 +111,7 @@ def main(argv):
         for other in ("suffix", "ngram"):
             o = next((x for x in rows if x["method"] == other and x["workload"] == r["workload"]
                       and x["concurrency"] == r["concurrency"]), None)
-            if o and r["method"] == "lookahead":
+            if o and r["method"].startswith("lookahead"):
                 r[f"vs_{other}"] = r["tokens_per_s"] / o["tokens_per_s"]
     print(table(rows, ["workload", "concurrency", "method", "tokens", "tokens_per_s", "vs_none", "vs_ngram",
                        "vs_suffix", "acceptance", "same_output"],

@@ -26,10 +26,29 @@ def read_jsonl(path):
     return recs
 
 
+def _model_outputs(name, limit):
+    """`model:<workload>`: the default model's own greedy outputs for that workload's chat-templated prompts
+    (model_outputs.jsonl, already tokenized), i.e. what a drafter sees when serving that model."""
+    wl = name.split(":", 1)[1]
+    if wl not in WORKLOADS:
+        raise FileNotFoundError(f"no workload {name!r}: use model:<one of {', '.join(WORKLOADS)}>")
+    recs = [r for r in read_jsonl(data_path("model_outputs.jsonl")) if r["id"].split("-")[0] == wl]
+    out = []
+    for r in recs[:limit] if limit else recs:
+        out.append({"id": r["id"], "session": r["id"].rsplit("-t", 1)[0], "prompt": None, "output": r.get("output_text"),
+                    "prompt_ids": np.asarray(r["prompt_token_ids"], np.int32),
+                    "output_ids": np.asarray(r["output_token_ids"], np.int32)})
+    return out
+
+
 def load_workload(name_or_path, tokenizer, limit=None):
     """Records of a workload as dicts with int32 arrays `prompt_ids`, `output_ids` and a `session` key.
 
-    `name_or_path`: a shipped workload name or a JSONL file with `prompt`, `output` (and optional `session`)."""
+    `name_or_path`: a shipped workload name, `model:<name>` (the default model's own outputs for that
+    workload's prompts, which is what a drafter sees in serving), or a JSONL file with `prompt`, `output`
+    (and optional `session`)."""
+    if str(name_or_path).startswith("model:"):
+        return _model_outputs(str(name_or_path), limit)
     path = data_path(f"{name_or_path}.jsonl") if name_or_path in WORKLOADS else Path(name_or_path)
     if not path.exists():
         raise FileNotFoundError(f"no workload {name_or_path!r}: use one of {', '.join(WORKLOADS)} or a JSONL path")

@@ -1,0 +1,70 @@
+"""The replay benchmark's pieces: greedy acceptance, the model-output workloads, the cost sweep."""
+import os
+import re
+
+import numpy as np
+import pytest
+
+from lookahead.bench.replay import accepted_length, batch_cost, context_sweep, make_adapters, replay
+from lookahead.bench.workloads import load_workload
+
+
+def test_accepted_length_follows_the_matching_root_path():
+    # tree: 5 -> 6 -> 7 and 5 -> 8 -> 9; the target goes 5, 8, 9, 1
+    toks = np.array([5, 6, 7, 8, 9], np.int32)
+    pars = np.array([-1, 0, 1, 0, 3], np.int32)
+    assert accepted_length(toks, pars, np.array([5, 8, 9, 1])) == 3
+    assert accepted_length(toks, pars, np.array([5, 6, 1])) == 2
+    assert accepted_length(toks, pars, np.array([4])) == 0
+    assert accepted_length(toks[:0], pars[:0], np.array([4])) == 0
+
+
+def test_model_output_workloads_load_without_a_tokenizer():
+    recs = load_workload("model:code_edit", None)
+    assert len(recs) == 25
+    for r in recs:
+        assert r["id"].startswith("code_edit")
+        assert r["prompt_ids"].dtype == np.int32 and r["output_ids"].dtype == np.int32
+        assert len(r["prompt_ids"]) > 0 and len(r["output_ids"]) > 0
+    mt = load_workload("model:multi_turn", None, limit=3)
+    assert len(mt) == 3
+    for r in mt:  # turns of one session share it
+        assert r["id"].startswith(r["session"] + "-t") and re.search(r"-t\d+$", r["session"]) is None
+    with pytest.raises(FileNotFoundError, match="model:"):
+        load_workload("model:poetry", None)
+
+
+def test_replay_on_model_outputs_scores_lookahead_between_plain_and_oracle():
+    recs = load_workload("model:templated", None, limit=4)
+    made, _ = make_adapters(["lookahead-chain", "oracle"], 16)
+    la, oracle = (replay(recs, a, 16) for a in made)
+    assert la["tokens"] == oracle["tokens"] == sum(len(r["output_ids"]) for r in recs)
+    assert 1.0 < la["tau"] <= 17.0 and oracle["tau"] >= la["tau"] * 0.5
+    assert la["steps"] < la["tokens"]  # drafts were accepted
+
+
+def test_cost_sweep_and_batch_cost_report_every_length():
+    text = np.random.default_rng(0).integers(0, 50, 3000).astype(np.int32)
+    rows = context_sweep(text, [256, 1024], ["lookahead-chain"], 8, steps=20, passes=2)
+    assert [r["context"] for r in rows] == [256, 1024]
+    assert all(r["us_per_step"] > 0 and r["us_per_prompt_token"] > 0 for r in rows)
+    recs = [{"prompt_ids": text[:1500], "output_ids": text[1500:]}]
+    b = batch_cost(recs, sizes=(8,), budget=8, context=256)
+    assert len(b) == 2 and all(r["us_per_request_step"] > 0 and r["us_per_request_arrays"] > 0 for r in b)
+
+
+def test_vllm_bench_settings_variants_reach_the_proposer():
+    from lookahead.bench.vllm_bench import _variant
+    from lookahead.vllm import ENV, load_settings
+
+    spec, env = _variant("lookahead:min_prob=0.3+max_draft=8+tree=false", 16)
+    assert spec == {"model": "lookahead.vllm.LookaheadProposer", "num_speculative_tokens": 16}
+    s = load_settings(env)
+    os.unlink(env[ENV])
+    assert (s.min_prob, s.max_draft, s.tree) == (0.3, 8, False)
+    with pytest.raises(SystemExit, match="key=value"):
+        _variant("lookahead:min_prob", 16)
+    _, env = _variant("lookahead:min_prb=0.3", 16)
+    with pytest.raises(ValueError, match="unknown setting"):
+        load_settings({ENV: env[ENV]})
+    os.unlink(env[ENV])
