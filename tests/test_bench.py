@@ -68,3 +68,19 @@ def test_vllm_bench_settings_variants_reach_the_proposer():
     with pytest.raises(ValueError, match="unknown setting"):
         load_settings({ENV: env[ENV]})
     os.unlink(env[ENV])
+
+
+def test_step_cost_prediction():
+    from lookahead.bench.replay import predicted_tokens_per_s
+    from lookahead.bench.replay_cli import _step_cost
+
+    # 10 steps, 4 of them without a draft, 12 drafted tokens, 30 tokens: 4*30 + 6*40 + 12*2 = 384 ms
+    r = {"tokens": 30, "steps": 10, "empty_steps": 4, "nodes_per_step": 1.2}
+    assert predicted_tokens_per_s(r, (30.0, 40.0, 2.0)) == pytest.approx(30 / 0.384)
+    assert _step_cost("37.8,41.4,2.22") == (37.8, 41.4, 2.22) and _step_cost(None) is None
+    for bad in ("1,2", "a,b,c", "1,-2,3"):
+        with pytest.raises(SystemExit, match="EMPTY,FIXED,PER_TOKEN"):
+            _step_cost(bad)
+    recs = load_workload("model:completion", None, limit=3)
+    res = replay(recs, make_adapters(["lookahead-chain"], 16)[0][0], 16)
+    assert 0 <= res["empty_steps"] <= res["steps"]

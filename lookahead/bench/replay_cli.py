@@ -3,7 +3,7 @@ import time
 
 import numpy as np
 
-from .replay import batch_cost, context_sweep, make_adapters, replay
+from .replay import batch_cost, context_sweep, make_adapters, predicted_tokens_per_s, replay
 from .report import json_line, table
 
 
@@ -14,6 +14,7 @@ def main(args):
     from .workloads import load_workload
 
     warmup()
+    step_cost = _step_cost(args.step_cost)
     tok = load_tokenizer()
     names = [n for n in args.drafters.split(",") if n]
     rows, skipped = [], set()
@@ -31,8 +32,11 @@ def main(args):
             t0 = time.perf_counter()
             r = replay(recs, a, args.budget, wl)
             r.update(workload=wl, drafter=a.name, wall_s=time.perf_counter() - t0)
+            if step_cost:
+                r["predicted_tok_s"] = predicted_tokens_per_s(r, step_cost)
             rows.append(r)
-    print(table(rows, ["workload", "drafter", "tau", "nodes_per_step", "us_per_step", "memory_mb", "steps"],
+    cols = ["workload", "drafter", "tau", "nodes_per_step", "us_per_step", "memory_mb", "steps"]
+    print(table(rows, cols + (["predicted_tok_s"] if step_cost else []),
                 f"replay, budget {args.budget} (greedy acceptance against recorded outputs)"))
     if skipped:
         print("skipped (not installed):", ", ".join(sorted(skipped)))
@@ -63,6 +67,19 @@ def main(args):
     print(json_line({"bench": "replay", "budget": args.budget, "results": rows, "ratios": ratios,
                      "context_sweep": sweep, "batch": batch}))
     return 0
+
+
+def _step_cost(text):
+    if not text:
+        return None
+    try:
+        c = tuple(float(x) for x in text.split(","))
+    except ValueError:
+        c = ()
+    if len(c) != 3 or min(c) < 0:
+        raise SystemExit(f"--step-cost {text!r}: give three non-negative numbers EMPTY,FIXED,PER_TOKEN in ms, e.g. "
+                         "37.8,41.4,2.22")
+    return c
 
 
 def _ratios(rows):
