@@ -120,15 +120,22 @@ def _hash(s, t, mask):
 
 
 @njit(cache=True, inline="always")
+def _hash_set(b, i, s, e):
+    """Stores (state s -> edge e) in empty hash slot i."""
+    oh = b[H_OFF_HS]
+    b[oh + HS_W * i] = s
+    b[oh + HS_W * i + 1] = e
+    b[H_N_HS] += 1
+
+
+@njit(cache=True, inline="always")
 def _hash_put(b, s, t, e):
     oh = b[H_OFF_HS]
     mask = b[H_CAP_HS] - 1
     i = _hash(s, t, mask)
     while b[oh + HS_W * i] != -1:
         i = (i + 1) & mask
-    b[oh + HS_W * i] = s
-    b[oh + HS_W * i + 1] = e
-    b[H_N_HS] += 1
+    _hash_set(b, i, s, e)
 
 
 @njit(cache=True, inline="always")
@@ -203,16 +210,20 @@ def add_edge_at(b, s, t, to, i):
     b[oe + E_TO] = to
     b[oe + E_NEXT] = b[os_ + S_EH]
     b[os_ + S_EH] = e
-    oh = b[H_OFF_HS]
-    b[oh + HS_W * i] = s
-    b[oh + HS_W * i + 1] = e
-    b[H_N_HS] += 1
+    _hash_set(b, i, s, e)
+
+
+@njit(cache=True, inline="always")
+def edge_room(b):
+    """b, or its grown copy when its edge array is full (a grown copy has a rebuilt hash: probe again)."""
+    if b[H_N_ED] >= b[H_CAP_ED]:
+        b = grow(b, b[H_CAP_TX], b[H_CAP_ST], 2 * b[H_CAP_ED])
+    return b
 
 
 @njit(cache=True, inline="always")
 def add_edge(b, s, t, to):
     """Adds the transition s --t--> to (which must not exist); returns b, or its grown copy."""
-    if b[H_N_ED] >= b[H_CAP_ED]:
-        b = grow(b, b[H_CAP_TX], b[H_CAP_ST], 2 * b[H_CAP_ED])
+    b = edge_room(b)
     add_edge_at(b, s, t, to, probe(b, s, t))
     return b

@@ -9,7 +9,7 @@ from numba import njit
 
 from ._layout import (ED_W, E_NEXT, E_TO, E_TOK, H_CAP_ED, H_CAP_ST, H_CAP_TX, H_LAST, H_N_ED, H_N_ST, H_N_TX,
                       H_OFF_ED, H_OFF_HS, H_OFF_ST, H_OFF_TX, HS_W, S_CLONE, S_EH, S_LEN, S_LINK, S_LTH, S_LTN,
-                      S_LTP, SEP, ST_W, add_edge, add_edge_at, alloc, get_edge, grow, probe)
+                      S_LTP, SEP, ST_W, add_edge, add_edge_at, alloc, edge_room, get_edge, grow, probe)
 
 
 @njit(cache=True, inline="always")
@@ -91,7 +91,7 @@ def extend(b, c):
             e = b[o + 1]
             break
         if b[H_N_ED] >= b[H_CAP_ED]:
-            b = grow(b, b[H_CAP_TX], b[H_CAP_ST], 2 * b[H_CAP_ED])
+            b = edge_room(b)
             continue  # the hash was rebuilt: probe again
         add_edge_at(b, p, c, cur, i)
         p = slink(b, p)

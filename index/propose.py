@@ -140,7 +140,7 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff, power, alpha0, half_len,
             tier = src[4 * q]
             b = B[tb[tier]]
         w = (src[4 * q + 2] / Lmax) ** power
-        if src[4 * q] == 0:
+        if tier == 0:
             w *= self_w  # tier 0 is the request's own text when it matched
         if norm:
             w /= src[4 * q + 3]

@@ -151,7 +151,7 @@ class Drafter:
         """Slots of many handles as int64 (one list comprehension, no Python call per handle)."""
         reqs = self._requests
         try:
-            return np.array([reqs[h][0] for h in handles], np.int64).reshape(-1)
+            return np.array([reqs[h][0] for h in handles], np.int64)
         except (KeyError, TypeError):
             for h in handles:
                 self._slot(h)  # raises, naming the bad handle

@@ -54,17 +54,16 @@ def test_cost_sweep_and_batch_cost_report_every_length():
 
 
 def test_vllm_bench_settings_variants_reach_the_proposer():
-    from lookahead.bench.vllm_bench import _variant
+    from lookahead.bench.vllm_bench import _settings_env, _variant_settings
     from lookahead.vllm import ENV, load_settings
 
-    spec, env = _variant("lookahead:min_prob=0.3+max_draft=8+tree=false", 16)
-    assert spec == {"model": "lookahead.vllm.LookaheadProposer", "num_speculative_tokens": 16}
+    env = _settings_env(_variant_settings("lookahead:min_prob=0.3+max_draft=8+tree=false"))
     s = load_settings(env)
     os.unlink(env[ENV])
     assert (s.min_prob, s.max_draft, s.tree) == (0.3, 8, False)
     with pytest.raises(SystemExit, match="key=value"):
-        _variant("lookahead:min_prob", 16)
-    _, env = _variant("lookahead:min_prb=0.3", 16)
+        _variant_settings("lookahead:min_prob")
+    env = _settings_env(_variant_settings("lookahead:min_prb=0.3"))
     with pytest.raises(ValueError, match="unknown setting"):
         load_settings({ENV: env[ENV]})
     os.unlink(env[ENV])

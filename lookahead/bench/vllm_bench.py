@@ -29,11 +29,10 @@ def _methods(k_ngram, k):
     return m
 
 
-def _variant(name, k):
-    """`lookahead:min_prob=0.3+max_draft=8`: lookahead with VllmSettings overrides (settings JSON in a temp file,
-    named by LOOKAHEAD_VLLM_CONFIG for that engine only), so settings can be compared side by side."""
+def _variant_settings(name):
+    """`lookahead:min_prob=0.3+max_draft=8` -> {"min_prob": 0.3, "max_draft": 8}: VllmSettings overrides, so
+    settings can be compared side by side."""
     import json
-    import tempfile
 
     settings = {}
     for item in name.split(":", 1)[1].split("+"):
@@ -44,10 +43,17 @@ def _variant(name, k):
             settings[key.strip()] = json.loads(val)
         except json.JSONDecodeError:
             settings[key.strip()] = val
-    f = tempfile.NamedTemporaryFile("w", suffix=".json", prefix="lookahead-vllm-", delete=False)
-    json.dump(settings, f)
-    f.close()
-    return {"model": "lookahead.vllm.LookaheadProposer", "num_speculative_tokens": k}, {ENV: f.name}
+    return settings
+
+
+def _settings_env(settings):
+    """The settings as a temp JSON file named by LOOKAHEAD_VLLM_CONFIG (for one engine's environment)."""
+    import json
+    import tempfile
+
+    with tempfile.NamedTemporaryFile("w", suffix=".json", prefix="lookahead-vllm-", delete=False) as f:
+        json.dump(settings, f)
+    return {ENV: f.name}
 
 
 def _run_jobs(jobs, methods, envs, prompts, wls, args, rows, notes, outs):
@@ -86,10 +92,10 @@ def main(argv):
     recs = read_jsonl(data_path("model_outputs.jsonl"))
     prompts = {wl: [r["prompt_token_ids"] for r in recs if r["id"].startswith(wl)][:args.prompts] for wl in wls}
     known = _methods(args.k_ngram, args.k)
-    methods, envs = {}, {}
+    methods, variants, envs = {}, {}, {}
     for m in args.methods.split(","):
         if m.startswith("lookahead:"):
-            methods[m], envs[m] = _variant(m, args.k)
+            methods[m], variants[m] = known["lookahead"], _variant_settings(m)
         elif m in known:
             methods[m] = known[m]
         elif m != "suffix":  # suffix is left out quietly when arctic-inference is not installed
@@ -97,6 +103,8 @@ def main(argv):
     rows, notes, outs = [], [], {}
     jobs = [(m, int(c)) for c in args.concurrency.split(",") for m in methods]
     try:
+        for m, settings in variants.items():
+            envs[m] = _settings_env(settings)
         _run_jobs(jobs, methods, envs, prompts, wls, args, rows, notes, outs)
     finally:
         for e in envs.values():  # the settings files written for lookahead:key=value methods
