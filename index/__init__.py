@@ -2,6 +2,7 @@
 
 automaton.py  one automaton: extension, match cursors, occurrences
 cursors.py    a request's match cursors into other automata
+pointer.py    a request's copy pointer: where in its own text it is copying from
 propose.py    drafts from a request's automaton and external ones (memory, corpus), batched
 arena.py      all automata of a drafter in one typed List
 memory.py     cross-request memory with a token budget

@@ -38,6 +38,8 @@ H_N_DOCS = 15
 H_CUR = 16
 N_CUR = 8
 CUR_W = 4
+# the copy pointer (pointer.py): 1 + the position in the request's own text it is copying from; 0 = none
+H_CP = H_CUR + N_CUR * CUR_W  # and H_CP + 1: the run before it
 
 # state fields
 ST_W = 7

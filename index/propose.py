@@ -18,6 +18,7 @@ from numba import njit
 from ._layout import CUR_W, H_CUR, H_N_TX, H_OFF_TX, N_CUR, SEP
 from .automaton import extend, extend_many, match_step, occurrences, self_cursor, slen, slink
 from .cursors import append_core, check_ids, cursor_entry
+from .pointer import backmatch, candidate
 
 MAX_TIERS = 1 + N_CUR
 MAX_BACKOFF = 4
@@ -97,14 +98,16 @@ def _recent_occurrences(b, v, out, occ, spare):
 
 
 @njit(cache=True, inline="always")
-def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff, power, alpha0, half_len, self_w, norm,
+def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff, power, alpha0, half_len, self_w, norm, copy_w,
                 t_tok, t_par, t_child, t_sib, t_w, occbuf, src, spare):
     """Merges continuations of every tier's matched suffix into a weighted trie rooted at node 0.
 
     Per tier, the longest match and then up to `backoff` shorter ones (suffix-link ancestors: the PPM idea,
     so a tree also covers what follows the shorter context) each contribute up to `occ` occurrences. A tier
     whose longest match only ends at the end of its own text backs off first. An occurrence weighs
-    (L / Lmax)^power. Returns (nodes, alpha).
+    (L / Lmax)^power. With copy_w > 0 (tier 0 is the request's own text), the place its copy pointer
+    points at comes first, weighing copy_w (l / Lmax)^power for an agreement of length l there. Returns
+    (nodes, alpha).
     """
     t_tok[0] = -1
     t_par[0] = -1
@@ -134,6 +137,11 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff, power, alpha0, half_len,
     if Lmax == 0:
         return 1, 1.0
     b = B[tb[0]]
+    if copy_w > 0.0:
+        e = candidate(b)
+        if e >= 0:
+            w = copy_w * (backmatch(b, e, Lmax) / Lmax) ** power
+            nn = _insert(b, e, w, depth, t_tok, t_par, t_child, t_sib, t_w, nn)
     tier = 0
     for q in range(ns):
         if src[4 * q] != tier:  # sources come grouped by tier; a typed List lookup costs ~20 ns, so once each
@@ -229,7 +237,7 @@ def propose_one(B, slot, ext, params, out_tok, out_par, out_prob, scratch_i, scr
     """Draft for request `slot` into out_* (each >= budget long); returns the number of nodes.
 
     params: float64 [budget, tree, occurrences, min_prob, alpha, half_len, window, backoff, power, self_weight,
-    normalize]."""
+    normalize, copy_weight]."""
     budget = int(params[0])
     tree = params[1] != 0
     occ = int(params[2])
@@ -241,6 +249,7 @@ def propose_one(B, slot, ext, params, out_tok, out_par, out_prob, scratch_i, scr
     power = params[8]
     self_w = params[9]
     norm = params[10] != 0
+    copy_w = params[11]
     tiers = scratch_i[8]
     tb = tiers[0:MAX_TIERS]
     tv = tiers[MAX_TIERS:2 * MAX_TIERS]
@@ -279,9 +288,10 @@ def propose_one(B, slot, ext, params, out_tok, out_par, out_prob, scratch_i, scr
     base = 1.0
     while n_out < budget and nt > 0:
         left = budget - n_out
+        own = tb[0] == slot
         nn, alpha = _build_trie(B, tb, tv, tl, nt, left, occ, backoff, power, alpha0, half_len,
-                                self_w if tb[0] == slot else 1.0, norm, t_tok, t_par, t_child, t_sib, t_w, occbuf,
-                                src, cand)
+                                self_w if own else 1.0, norm, copy_w if own and attach == -1 else 0.0, t_tok, t_par,
+                                t_child, t_sib, t_w, occbuf, src, cand)
         if nn == 1:
             break
         start = n_out

@@ -45,3 +45,33 @@ class RefIndex:
             if any(t[e - L + 1:e + 1] == suf for e in range(L - 1, len(t) - 1)):
                 best = L
         return best
+
+
+def ref_pointer(text, cur, prev, added, window=64, need_cap=2, anchor=4):
+    """The copy pointer's rule (index/pointer.py) by brute force: the set of (current, previous) run places it
+    may hold after `added` tokens were appended to `text` (one pair, except where the copy jumps: then any
+    earlier occurrence of the longest repeated suffix is right, the fast path reading only some of them)."""
+    n = len(text)
+    L = RefIndex(text).longest_repeat_suffix()
+    if L == 0:
+        return {(cur, prev)}
+    need = min(L, need_cap)
+
+    def agree(e):
+        k = 0
+        while k < need and k <= e and text[e - k] == text[n - 1 - k] and text[n - 1 - k] != SEP:
+            k += 1
+        return k
+
+    if cur > 0:
+        e = cur - 1 + added
+        if e < n - 1 and agree(e) >= need:
+            return {(e + 1, prev)}
+    for k, p in enumerate((cur, prev)):
+        if p > 0:
+            for e in range(p - 1, min(p - 1 + window, n - 1)):
+                if text[e] == text[-1] and text[e + 1] != SEP and agree(e) >= need:
+                    return {(e + 1, cur if k == 1 else prev)}
+    if L >= anchor:
+        return {(e + 1, cur) for e in range(L - 1, n - 1) if text[e - L + 1:e + 1] == text[n - L:]}
+    return {(cur, prev)}

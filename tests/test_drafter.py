@@ -5,7 +5,10 @@ from hypothesis import given, strategies as st
 
 import lookahead
 from lookahead import Drafter, DrafterConfig
-from reference_index import RefIndex
+from lookahead.index._layout import H_CP
+from lookahead.index.automaton import text_of
+from lookahead.index.pointer import candidate
+from reference_index import RefIndex, ref_pointer
 
 
 def check_draft(d, budget):
@@ -59,6 +62,48 @@ def test_any_interleaving_gives_wellformed_drafts(script, tree, budget):
         for h in live:
             assert d.tokens(h).tolist() == texts[h]
     assert d.memory.tokens <= 64 + 64  # budget plus the open segment's slack
+
+
+@given(st.lists(st.lists(st.integers(0, 3), max_size=10), max_size=30), st.lists(st.integers(0, 3), max_size=20))
+def test_copy_pointer_follows_its_rule(chunks, reference):
+    d = Drafter(max_draft=4, learn=False)
+    h = d.begin([], reference=reference or None)
+    b = d.arena[d._slot(h)]
+    runs = (int(b[H_CP]), int(b[H_CP + 1]))
+    for toks in chunks:
+        d.append(h, toks)
+        b = d.arena[d._slot(h)]
+        text = text_of(b).tolist()
+        now = (int(b[H_CP]), int(b[H_CP + 1]))
+        if toks:
+            assert now in ref_pointer(text, *runs, len(toks))
+        else:
+            assert now == runs
+        runs = now
+        assert all(0 <= p <= max(len(text) - 1, 0) for p in runs)
+        e = candidate(b)
+        if e != -1:  # holds the context's last token, is followed by text, and lies ahead of a run's place
+            assert text[e] == text[-1] and e + 1 < len(text) and text[e + 1] != -1
+            assert any(0 < p <= e + 1 < p + 64 for p in runs)
+
+
+def test_copy_resumes_after_an_inserted_line():
+    # lines a..f end with the same token (9); the output copies a, b, inserts a new line x, then ends it: the
+    # context's longest match is just "9", most recently followed by the output's own lines, but the copy
+    # resumes with line c
+    a, b, c, dd, e, f, x = [1, 2], [3, 4], [5, 6], [7, 8], [10, 11], [12, 13], [20, 21]
+    nl = [9]
+    prompt = [30, 31] + a + nl + b + nl + c + nl + dd + nl + e + nl + f + nl + [32]
+    out = a + nl + b + nl + x + nl
+    drafts = {}
+    for w in (0.0, 16.0):
+        dr = Drafter(max_draft=6, learn=False, config=DrafterConfig(copy_weight=w))
+        h = dr.begin(prompt)
+        for t in out:  # token by token, as a decoder appends
+            dr.append(h, [t])
+        drafts[w] = dr.propose(h).tokens.tolist()
+    assert drafts[16.0][:3] == c + nl
+    assert drafts[0.0][:3] != c + nl  # without the pointer the newest occurrences win
 
 
 @given(st.lists(st.integers(0, 3), min_size=2, max_size=60))
@@ -251,6 +296,35 @@ def test_bad_budgets(budget):
     h = d.begin([1, 2, 1])
     with pytest.raises((ValueError, TypeError), match="max_draft"):
         d.propose(h, max_draft=budget)
+
+
+def test_copy_returns_to_the_template_after_a_copied_value():
+    # a filled-in template: the output copies the example's key (T k1 Q), then a value from the record far
+    # above (V1), then must go on with the template (E T k2 Q), not with what followed E most recently (99)
+    T, Q, E = [1, 4, 5], [2], [3]
+    v1, v2 = [40, 41, 42, 43, 44], [50, 51, 52, 53]
+    record = [60] + v1 + [61] + v2
+    filler = list(range(100, 200))  # farther than the pointer looks ahead
+    example = T + [10] + Q + [20] + E + T + [11] + Q + [21] + E + [99]
+    prompt = record + filler + example
+    out = T + [10] + Q + v1 + E
+    drafts = {}
+    for w in (0.0, 16.0):
+        d = Drafter(max_draft=6, learn=False, config=DrafterConfig(copy_weight=w))
+        h = d.begin(prompt)
+        for t in out:
+            d.append(h, [t])
+        drafts[w] = d.propose(h).tokens.tolist()
+    assert drafts[16.0][:5] == T + [11] + Q
+    assert drafts[0.0][0] == 99
+
+
+@pytest.mark.parametrize("kw, name", [({"occurrences": 0}, "occurrences"), ({"min_prob": 1.0}, "min_prob"),
+                                      ({"copy_weight": -1.0}, "copy_weight"),
+                                      ({"copy_weight": float("nan")}, "copy_weight")])
+def test_bad_config(kw, name):
+    with pytest.raises(ValueError, match=f"DrafterConfig.{name}"):
+        Drafter(config=DrafterConfig(**kw))
 
 
 def test_budget_override_and_large_budget():

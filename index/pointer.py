@@ -1,0 +1,97 @@
+"""The copy pointer: where in its own text a request is copying from.
+
+Outputs that edit or fill in their input (code edits, forms, templates) copy it in runs, with changes in
+between. After a change the context's longest match is often short and occurs all over the text ("\\n",
+")\\n", '",\\n    "'), and its most recent occurrences are in the output just written, while the copy usually
+resumes right where the last run broke off. A filled-in template alternates between two runs: the template
+(keys, punctuation) and the filled-in values (copied from elsewhere in the input). So the pointer remembers
+two places, the current run and the one before it:
+
+    append: the pointer follows the copied tokens; after a change, the run whose next WINDOW tokens hold a
+            place where the context's end agrees again (NEED tokens) becomes current; when the context
+            matches some other place at length ANCHOR or more (the copy jumped), that place becomes current.
+    propose: the first position at or after a run's place that holds the context's last token is a source
+            (propose.py), weighted like an occurrence of a match as long as the agreement there.
+
+Stored in the request automaton's header (H_CP, H_CP + 1: 1 + a position, 0 = none), so it costs no allocation
+and travels with the buffer.
+"""
+import numpy as np
+from numba import njit
+
+from ._layout import H_CP, H_N_TX, H_OFF_TX, SEP
+from .automaton import occurrences, self_cursor
+
+WINDOW = 64  # tokens searched ahead of a run's place for where it resumes
+NEED = 2     # agreement (capped at the longest match) that resumes a run
+ANCHOR = 4   # a match this long elsewhere means the copy jumped there
+
+
+@njit(cache=True, inline="always")
+def backmatch(b, e, cap):
+    """How many tokens (at most cap) agree going back from position e and from the end of the text."""
+    ot = b[H_OFF_TX]
+    last = ot + b[H_N_TX] - 1
+    k = 0
+    while k < cap and k <= e and b[ot + e - k] == b[last - k] and b[last - k] != SEP:
+        k += 1
+    return k
+
+
+@njit(cache=True, inline="always")
+def _resume(b, nxt, need):
+    """The first position in the WINDOW from run place nxt - 1 that holds the text's last token, agrees with
+    the text's end over `need` tokens and is followed by text; -1 when there is none."""
+    ot = b[H_OFF_TX]
+    n = b[H_N_TX]
+    t = b[ot + n - 1]
+    for e in range(nxt - 1, min(nxt - 1 + WINDOW, n - 1)):
+        if b[ot + e] == t and b[ot + e + 1] != SEP and backmatch(b, e, need) >= need:
+            return e
+    return -1
+
+
+@njit(cache=True, inline="always")
+def candidate(b):
+    """Where the copy most likely continues from (an end position whose continuation is a draft), from the
+    current run, else from the one before; -1 when neither holds the context's last token nearby."""
+    for k in range(2):
+        if b[H_CP + k] > 0:
+            e = _resume(b, b[H_CP + k], 1)
+            if e >= 0:
+                return e
+    return -1
+
+
+@njit(cache=True)
+def track(b, added):
+    """Moves request b's pointer after `added` tokens were appended to its text."""
+    v, L = self_cursor(b)
+    if L == 0:
+        return  # nothing matches: keep the places where the runs broke off
+    n = b[H_N_TX]
+    need = min(L, NEED)
+    nxt = b[H_CP]
+    if nxt > 0:
+        e = nxt - 1 + added
+        if e < n - 1 and backmatch(b, e, need) >= need:  # the copy went on
+            b[H_CP] = e + 1
+            return
+    for k in range(2):
+        if b[H_CP + k] > 0:
+            e = _resume(b, b[H_CP + k], need)
+            if e >= 0:
+                if k == 1:  # back to the previous run: the current one becomes the previous
+                    b[H_CP + 1] = nxt
+                b[H_CP] = e + 1
+                return
+    if L >= ANCHOR:
+        pool = np.empty(16, np.int32)
+        k = occurrences(b, v, pool, 16, False)
+        best = -1
+        for i in range(k):
+            if pool[i] < n - 1 and pool[i] > best:
+                best = pool[i]
+        if best >= 0:
+            b[H_CP + 1] = nxt
+            b[H_CP] = best + 1
