@@ -10,8 +10,8 @@ two places, the current run and the one before it:
     append: the pointer follows the copied tokens; after a change, the run whose next WINDOW tokens hold a
             place where the context's end agrees again (NEED tokens) becomes current; when the context
             matches some other place at length ANCHOR or more (the copy jumped), that place becomes current.
-    propose: the first position at or after a run's place that holds the context's last token is a source
-            (propose.py), weighted like an occurrence of a match as long as the agreement there.
+    propose: the current run's place, when it holds the context's last token, is a source (propose.py),
+            weighted like an occurrence of a match as long as the agreement there.
 
 Stored in the request automaton's header (H_CP, H_CP + 1: 1 + a position, 0 = none), so it costs no allocation
 and travels with the buffer.
@@ -53,13 +53,15 @@ def _resume(b, nxt, need):
 
 @njit(cache=True, inline="always")
 def candidate(b):
-    """Where the copy most likely continues from (an end position whose continuation is a draft), from the
-    current run, else from the one before; -1 when neither holds the context's last token nearby."""
-    for k in range(2):
-        if b[H_CP + k] > 0:
-            e = _resume(b, b[H_CP + k], 1)
-            if e >= 0:
-                return e
+    """Where the copy most likely continues from: the current run's place when it holds the context's last
+    token and is followed by text (track() keeps it so), else -1."""
+    e = b[H_CP] - 1
+    if e < 0:
+        return -1
+    ot = b[H_OFF_TX]
+    n = b[H_N_TX]
+    if e + 1 < n and b[ot + e] == b[ot + n - 1] and b[ot + e + 1] != SEP:
+        return e
     return -1
 
 

@@ -106,8 +106,8 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff, power, alpha0, half_len,
     so a tree also covers what follows the shorter context) each contribute up to `occ` occurrences. A tier
     whose longest match only ends at the end of its own text backs off first. An occurrence weighs
     (L / Lmax)^power. With copy_w > 0 (tier 0 is the request's own text), the place its copy pointer
-    points at comes first, weighing copy_w (l / Lmax)^power for an agreement of length l there. Returns
-    (nodes, alpha).
+    points at weighs copy_w (l / Lmax)^power more, for an agreement of length l there (first, when it is not
+    among the occurrences read). Returns (nodes, alpha).
     """
     t_tok[0] = -1
     t_par[0] = -1
@@ -137,11 +137,21 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff, power, alpha0, half_len,
     if Lmax == 0:
         return 1, 1.0
     b = B[tb[0]]
+    ce = -1
+    cw = 0.0
     if copy_w > 0.0:
-        e = candidate(b)
-        if e >= 0:
-            w = copy_w * (backmatch(b, e, Lmax) / Lmax) ** power
-            nn = _insert(b, e, w, depth, t_tok, t_par, t_child, t_sib, t_w, nn)
+        ce = candidate(b)
+        if ce >= 0:
+            cw = copy_w * (backmatch(b, ce, Lmax) / Lmax) ** power
+            dup = False  # mostly the pointer's place is one of the occurrences read: it adds its weight there
+            for q in range(ns):
+                if src[4 * q] != 0:
+                    break
+                for j in range(src[4 * q + 3]):
+                    dup = dup or occbuf[q * occ + j] == ce
+            if not dup:
+                nn = _insert(b, ce, cw, depth, t_tok, t_par, t_child, t_sib, t_w, nn)
+                ce = -1
     tier = 0
     for q in range(ns):
         if src[4 * q] != tier:  # sources come grouped by tier; a typed List lookup costs ~20 ns, so once each
@@ -153,7 +163,12 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff, power, alpha0, half_len,
         if norm:
             w /= src[4 * q + 3]
         for j in range(src[4 * q + 3]):
-            nn = _insert(b, occbuf[q * occ + j], w, depth, t_tok, t_par, t_child, t_sib, t_w, nn)
+            x = occbuf[q * occ + j]
+            if tier == 0 and x == ce:
+                nn = _insert(b, x, w + cw, depth, t_tok, t_par, t_child, t_sib, t_w, nn)
+                ce = -1  # a shorter context's occurrences repeat the longer one's: count it once
+            else:
+                nn = _insert(b, x, w, depth, t_tok, t_par, t_child, t_sib, t_w, nn)
     return nn, _alpha(Lmax, alpha0, half_len)
 
 
