@@ -10,11 +10,11 @@ two places, the current run and the one before it:
     append: the pointer follows the copied tokens; after a change, the run whose next WINDOW tokens hold a
             place where the context's end agrees again (NEED tokens) becomes current; when the context
             matches some other place at length ANCHOR or more (the copy jumped), that place becomes current.
-    propose: the current run's place, when it holds the context's last token, is a source (propose.py),
-            weighted like an occurrence of a match as long as the agreement there.
+    propose: the current run's place, when it holds the context's last token, adds copy_weight (l / Lmax)^power
+            to the continuation there, l being how far back it agrees with the context (propose.py).
 
-Stored in the request automaton's header (H_CP, H_CP + 1: 1 + a position, 0 = none), so it costs no allocation
-and travels with the buffer.
+Stored in the request automaton's header (H_CP, H_CP + 1: 1 + a position, 0 = none), so it travels with the
+buffer (growth copies the header) and needs no state outside it.
 """
 import numpy as np
 from numba import njit
