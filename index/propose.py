@@ -301,9 +301,9 @@ def propose_one(B, slot, ext, params, out_tok, out_par, out_prob, scratch_i, scr
     n_out = 0
     attach = -1
     base = 1.0
+    own = nt > 0 and tb[0] == slot  # tier 0 is the request's own text (it matched); rounds keep the tiers
     while n_out < budget and nt > 0:
         left = budget - n_out
-        own = tb[0] == slot
         nn, alpha = _build_trie(B, tb, tv, tl, nt, left, occ, backoff, power, alpha0, half_len,
                                 self_w if own else 1.0, norm, copy_w if own and attach == -1 else 0.0, t_tok, t_par,
                                 t_child, t_sib, t_w, occbuf, src, cand)
