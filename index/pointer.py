@@ -10,8 +10,9 @@ two places, the current run and the one before it:
     append: the pointer follows the copied tokens; after a change, the run whose next WINDOW tokens hold a
             place where the context's end agrees again (NEED tokens) becomes current; when the context
             matches some other place at length ANCHOR or more (the copy jumped), that place becomes current.
-    propose: the current run's place, when it holds the context's last token, adds copy_weight (l / Lmax)^power
-            to the continuation there, l being how far back it agrees with the context (propose.py).
+    propose: the current run's place, when it holds the context's last token, adds copy_weight (l / c)^power
+            to the continuation there, l being how far back it agrees with the context, at most
+            c = min(Lmax, AGREE) (propose.py).
 
 Stored in the request automaton's header (H_CP, H_CP + 1: 1 + a position, 0 = none), so it travels with the
 buffer (growth copies the header) and needs no state outside it.
@@ -25,6 +26,8 @@ from .automaton import occurrences, self_cursor
 WINDOW = 64  # tokens searched ahead of a run's place for where it resumes
 NEED = 2     # agreement (capped at the longest match) that resumes a run
 ANCHOR = 4   # a match this long elsewhere means the copy jumped there
+AGREE = 64   # agreement at the pointer is measured up to this many tokens: a bound on a proposal's cost that
+             # does not grow with the context (a long copy of repetitive text matches for thousands of tokens)
 
 
 @njit(cache=True, inline="always")

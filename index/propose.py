@@ -18,7 +18,7 @@ from numba import njit
 from ._layout import CUR_W, H_CUR, H_N_TX, H_OFF_TX, N_CUR, SEP
 from .automaton import extend, extend_many, match_step, occurrences, self_cursor, slen, slink
 from .cursors import append_core, check_ids, cursor_entry
-from .pointer import backmatch, candidate
+from .pointer import AGREE, backmatch, candidate
 
 MAX_TIERS = 1 + N_CUR
 MAX_BACKOFF = 4
@@ -106,8 +106,8 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff, power, alpha0, half_len,
     so a tree also covers what follows the shorter context) each contribute up to `occ` occurrences. A tier
     whose longest match only ends at the end of its own text backs off first. An occurrence weighs
     (L / Lmax)^power. With copy_w > 0 (tier 0 is the request's own text), the place its copy pointer
-    points at weighs copy_w (l / Lmax)^power more, for an agreement of length l there (first, when it is not
-    among the occurrences read). Returns (nodes, alpha).
+    points at weighs copy_w (l / c)^power more, for an agreement of length l <= c = min(Lmax, AGREE) there
+    (first, when it is not among the occurrences read). Returns (nodes, alpha).
     """
     t_tok[0] = -1
     t_par[0] = -1
@@ -142,7 +142,8 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff, power, alpha0, half_len,
     if copy_w > 0.0:
         ce = candidate(b)
         if ce >= 0:
-            cw = copy_w * (backmatch(b, ce, Lmax) / Lmax) ** power
+            cap = min(Lmax, AGREE)
+            cw = copy_w * (backmatch(b, ce, cap) / cap) ** power
             dup = False  # mostly the pointer's place is one of the occurrences read: it adds its weight there
             for q in range(ns):
                 if src[4 * q] != 0:
