@@ -103,7 +103,10 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff, power, alpha0, half_len,
     """Merges continuations of every tier's matched suffix into a weighted trie rooted at node 0.
 
     Per tier, the longest match and then up to `backoff` shorter ones (suffix-link ancestors: the PPM idea,
-    so a tree also covers what follows the shorter context) each contribute up to `occ` occurrences. A tier
+    so a tree also covers what follows the shorter context) each contribute up to `occ` occurrences; as in
+    PPM, a context seen `occ` times or more needs no shorter one (its newest occurrences are mostly the same
+    places again; stopping there costs no tokens per step on the workloads and saves up to a third of a
+    proposal). A tier
     whose longest match only ends at the end of its own text backs off first. An occurrence weighs
     (L / Lmax)^power. With copy_w > 0 (tier 0 is the request's own text), the place its copy pointer
     points at weighs copy_w (l / c)^power more, for an agreement of length l <= c = min(Lmax, AGREE) there
@@ -132,6 +135,8 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff, power, alpha0, half_len,
                 ns += 1
                 levels += 1
                 Lmax = max(Lmax, L)
+                if k == occ:
+                    break  # well attested: no escape to a shorter context
             v = slink(b, v)
             L = slen(b, v)
     if Lmax == 0:

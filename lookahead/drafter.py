@@ -72,7 +72,8 @@ class DrafterConfig:
     alpha: float = 1.0          # unseen-continuation mass at a match of length 0 ...
     half_len: float = 4.0       # ... halved at this match length
     window: int = 256           # tokens re-matched when a cursor into a new memory segment is created
-    backoff: int = 1            # shorter contexts (suffix-link ancestors) also drafted from, per tier (0..4)
+    backoff: int = 1            # shorter contexts (suffix-link ancestors) also drafted from, per tier (0..4),
+                                # while the longer one occurs fewer than `occurrences` times
     power: float = 2.0          # an occurrence of a match of length L weighs (L / longest match)^power
     self_weight: float = 4.0    # extra weight of the request's own text (prompt, reference, output) over memory
     normalize: bool = False     # split each matched context's weight over its occurrences (a mixture of
