@@ -262,8 +262,10 @@ class Drafter:
     def propose_many(self, handles, max_draft=None):
         """Drafts for several requests in one native call; returns a list of Draft."""
         toks, pars, probs, n = self.propose_arrays(handles, max_draft)
-        return [Draft(toks[i, :n[i]].copy(), pars[i, :n[i]].copy(), probs[i, :n[i]].copy())
-                for i in range(len(n))]
+        # one copy per field for the whole batch (the arrays above are reused by the next call), then each
+        # Draft views its own row: a third cheaper than three copies per request
+        toks, pars, probs = toks.copy(), pars.copy(), probs.copy()
+        return [Draft(toks[i, :k], pars[i, :k], probs[i, :k]) for i, k in enumerate(n.tolist())]
 
     def step_arrays(self, handles, token_ids, max_draft=None):
         """append + propose for a whole batch in one native call (what a serving loop does every step).

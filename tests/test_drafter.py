@@ -59,6 +59,9 @@ def test_any_interleaving_gives_wellformed_drafts(script, tree, budget):
                 single = d.propose(h)
                 assert np.array_equal(single.tokens, dr.tokens) and np.array_equal(single.parents, dr.parents)
                 assert np.allclose(single.probs, dr.probs)
+            kept = [(dr.tokens.tolist(), dr.parents.tolist(), dr.probs.tolist()) for dr in many]
+            d.propose_many(hs[::-1])  # a later call reuses the native output arrays: returned drafts stay as they were
+            assert kept == [(dr.tokens.tolist(), dr.parents.tolist(), dr.probs.tolist()) for dr in many]
         for h in live:
             assert d.tokens(h).tolist() == texts[h]
     assert d.memory.tokens <= 64 + 64  # budget plus the open segment's slack
