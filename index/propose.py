@@ -106,11 +106,10 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff, power, alpha0, half_len,
     so a tree also covers what follows the shorter context) each contribute up to `occ` occurrences; as in
     PPM, a context seen `occ` times or more needs no shorter one (its newest occurrences are mostly the same
     places again; stopping there costs no tokens per step on the workloads and saves up to a third of a
-    proposal). A tier
-    whose longest match only ends at the end of its own text backs off first. An occurrence weighs
-    (L / Lmax)^power. With copy_w > 0 (tier 0 is the request's own text), the place its copy pointer
-    points at weighs copy_w (l / c)^power more, for an agreement of length l <= c = min(Lmax, AGREE) there
-    (first, when it is not among the occurrences read). Returns (nodes, alpha).
+    proposal). A tier whose longest match only ends at the end of its own text backs off first. An
+    occurrence weighs (L / Lmax)^power. With copy_w > 0 (tier 0 is the request's own text), the place its
+    copy pointer points at weighs copy_w (l / c)^power more, for an agreement of length l <= c =
+    min(Lmax, AGREE) there (first, when it is not among the occurrences read). Returns (nodes, alpha).
     """
     t_tok[0] = -1
     t_par[0] = -1
