@@ -40,6 +40,10 @@ N_CUR = 8
 CUR_W = 4
 # the copy pointer (pointer.py): 1 + the position in the request's own text it is copying from; 0 = none
 H_CP = H_CUR + N_CUR * CUR_W  # and H_CP + 1: the run before it
+# the analogy (analogy.py): 1 + a position in the request's text (0 = none) for the place an analogous copy
+# continues from, the place the last draft copied from and the template left where a value started; then
+# whether the place is a value (1) or the template (0)
+H_AN = H_CP + 2
 
 # state fields
 ST_W = 7

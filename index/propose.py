@@ -15,9 +15,10 @@ rescans anything:
 import numpy as np
 from numba import njit
 
-from ._layout import CUR_W, H_CUR, H_N_TX, H_OFF_TX, N_CUR, SEP
+from ._layout import CUR_W, H_AN, H_CUR, H_N_TX, H_OFF_TX, N_CUR, SEP
 from .automaton import extend, extend_many, match_step, occurrences, self_cursor, slen, slink
 from .cursors import append_core, check_ids, cursor_entry
+from .analogy import live
 from .pointer import AGREE, backmatch, candidate
 
 MAX_TIERS = 1 + N_CUR
@@ -98,7 +99,7 @@ def _recent_occurrences(b, v, out, occ, spare):
 
 
 @njit(cache=True, inline="always")
-def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff, power, alpha0, half_len, self_w, norm, copy_w,
+def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff, power, alpha0, half_len, self_w, norm, copy_w, an_w,
                 t_tok, t_par, t_child, t_sib, t_w, occbuf, src, spare):
     """Merges continuations of every tier's matched suffix into a weighted trie rooted at node 0.
 
@@ -109,7 +110,8 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff, power, alpha0, half_len,
     proposal). A tier whose longest match only ends at the end of its own text backs off first. An
     occurrence weighs (L / Lmax)^power. With copy_w > 0 (tier 0 is the request's own text), the place its
     copy pointer points at weighs copy_w (l / c)^power more, for an agreement of length l <= c =
-    min(Lmax, AGREE) there (first, when it is not among the occurrences read). Returns (nodes, alpha).
+    min(Lmax, AGREE) there (first, when it is not among the occurrences read). With an_w > 0 (tier 0 is the
+    request's own text), a live analogous place (analogy.py) adds an_w there. Returns (nodes, alpha).
     """
     t_tok[0] = -1
     t_par[0] = -1
@@ -174,7 +176,14 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff, power, alpha0, half_len,
                 ce = -1  # a shorter context's occurrences repeat the longer one's: count it once
             else:
                 nn = _insert(b, x, w, depth, t_tok, t_par, t_child, t_sib, t_w, nn)
-    return nn, _alpha(Lmax, alpha0, half_len)
+    alpha = _alpha(Lmax, alpha0, half_len)
+    if an_w > 0.0:
+        b = B[tb[0]]
+        b[H_AN + 1] = occbuf[0] + 1 if src[0] == 0 else 0  # where this draft copies from (analogy.follow)
+        a = live(b)
+        if a >= 0:
+            nn = _insert(b, a, an_w, depth, t_tok, t_par, t_child, t_sib, t_w, nn)
+    return nn, alpha
 
 
 @njit(cache=True, inline="always")
@@ -257,7 +266,7 @@ def propose_one(B, slot, ext, params, out_tok, out_par, out_prob, scratch_i, scr
     """Draft for request `slot` into out_* (each >= budget long); returns the number of nodes.
 
     params: float64 [budget, tree, occurrences, min_prob, alpha, half_len, window, backoff, power, self_weight,
-    normalize, copy_weight]."""
+    normalize, copy_weight, analogy_weight]."""
     budget = int(params[0])
     tree = params[1] != 0
     occ = int(params[2])
@@ -270,6 +279,7 @@ def propose_one(B, slot, ext, params, out_tok, out_par, out_prob, scratch_i, scr
     self_w = params[9]
     norm = params[10] != 0
     copy_w = params[11]
+    an_w = params[12]
     tiers = scratch_i[8]
     tb = tiers[0:MAX_TIERS]
     tv = tiers[MAX_TIERS:2 * MAX_TIERS]
@@ -310,8 +320,9 @@ def propose_one(B, slot, ext, params, out_tok, out_par, out_prob, scratch_i, scr
     while n_out < budget and nt > 0:
         left = budget - n_out
         nn, alpha = _build_trie(B, tb, tv, tl, nt, left, occ, backoff, power, alpha0, half_len,
-                                self_w if own else 1.0, norm, copy_w if own and attach == -1 else 0.0, t_tok, t_par,
-                                t_child, t_sib, t_w, occbuf, src, cand)
+                                self_w if own else 1.0, norm, copy_w if own and attach == -1 else 0.0,
+                                an_w if own and attach == -1 else 0.0, t_tok, t_par, t_child, t_sib, t_w,
+                                occbuf, src, cand)
         if nn == 1:
             break
         start = n_out

@@ -80,6 +80,8 @@ class DrafterConfig:
                                 # per-context distributions) instead of counting occurrences
     copy_weight: float = 4.0    # weight of where the request's copy of its own text resumes (index/pointer.py);
                                 # 0 = off
+    analogy_weight: float = 8.0  # weight of where a value analogous to an earlier one is copied from, after
+                                 # the text broke off from the earlier one (index/analogy.py); 0 = off
     memory_tokens: int = 4_000_000
     memory_segments: int = 4
 
@@ -109,6 +111,8 @@ class Drafter:
             raise ValueError(f"DrafterConfig.min_prob must be in [0, 1), got {c.min_prob}")
         if not 0.0 <= c.copy_weight < float("inf"):
             raise ValueError(f"DrafterConfig.copy_weight must be finite and >= 0 (0 = off), got {c.copy_weight}")
+        if not 0.0 <= c.analogy_weight < float("inf"):
+            raise ValueError(f"DrafterConfig.analogy_weight must be finite and >= 0 (0 = off), got {c.analogy_weight}")
         self.arena = Arena()
         self.memory = Memory(self.arena, c.memory_tokens, c.memory_segments)
         self.corpus = None
@@ -169,7 +173,8 @@ class Drafter:
             if scratch_cols(budget, c.occurrences) > self._scratch[1].shape[1]:
                 self._scratch = scratch(budget, c.occurrences)
             p = np.array([budget, self.tree, c.occurrences, c.min_prob, c.alpha, c.half_len, c.window,
-                          c.backoff, c.power, c.self_weight, c.normalize, c.copy_weight], np.float64)
+                          c.backoff, c.power, c.self_weight, c.normalize, c.copy_weight, c.analogy_weight],
+                         np.float64)
             self._params[budget] = p
         return p
 

@@ -75,3 +75,36 @@ def ref_pointer(text, cur, prev, added, window=64, need_cap=2, anchor=4):
     if L >= anchor:
         return {(e + 1, cur) for e in range(L - 1, n - 1) if text[e - L + 1:e + 1] == text[n - L:]}
     return {(cur, prev)}
+
+
+def ref_place(text, d, j, src=8, ctx=4, pool=16):
+    """analogy.place by brute force over the whole text: (place, exact). The fast path reads only the first
+    `pool` occurrences the link tree yields; exact says that nothing it reads occurs more often, so the two
+    must agree."""
+    n = len(text)
+    if d < 0 or d + 2 >= n - j:
+        return -1, True
+
+    def starts(piece):
+        k = len(piece)
+        return [p for p in range(n - k + 1) if text[p:p + k] == piece]
+
+    m = 0
+    for i in range(src):
+        p = d + 1 + i
+        if text[p] == SEP or p >= n - j or len(starts(text[d + 1:p + 1])) < 2:
+            break
+        m = i + 1
+    if m == 0:
+        return -1, True
+    ss = starts(text[d + 1:d + 1 + m])
+    exact = len(ss) <= pool
+    s = min(ss)  # the source: where that piece first occurs
+    if s >= d + 1 or s < ctx or SEP in text[s - ctx:s]:
+        return -1, exact
+    cs = starts(text[s - ctx:s])
+    exact = exact and len(cs) <= pool
+    xs = [p + ctx for p in cs]  # places after the same context
+    xs = [x for x in xs if x > s and x != d + 1 and x + j < n - j and text[x:x + j] == text[n - j:]
+          and text[x + j] != SEP]
+    return (min(xs) + j - 1 if xs else -1), exact

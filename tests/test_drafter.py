@@ -324,7 +324,8 @@ def test_copy_returns_to_the_template_after_a_copied_value():
 
 @pytest.mark.parametrize("kw, name", [({"occurrences": 0}, "occurrences"), ({"min_prob": 1.0}, "min_prob"),
                                       ({"copy_weight": -1.0}, "copy_weight"),
-                                      ({"copy_weight": float("nan")}, "copy_weight")])
+                                      ({"copy_weight": float("nan")}, "copy_weight"),
+                                      ({"analogy_weight": -1.0}, "analogy_weight")])
 def test_bad_config(kw, name):
     with pytest.raises(ValueError, match=f"DrafterConfig.{name}"):
         Drafter(config=DrafterConfig(**kw))

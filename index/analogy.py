@@ -1,0 +1,185 @@
+"""Analogous copies: where a filled-in value comes from when the context's earlier occurrences hold other values.
+
+A template filled from records (JSON built from package stanzas, a form from a profile, a table from a list)
+repeats its keys, while each value is copied from the record the output is at:
+
+    record 6:  ...Version: 2.36-9\n...   record 7:  ...Version: 1.9.4-1\n...
+    output:    "version": "2.36-9",  ...  "version": "1.|
+
+The draft copies the earlier object ("version": "2.36-9"), and the target breaks off where the values differ;
+after that the context ("1.) matches nothing useful. But where the earlier value was copied from tells where
+this one is: 2.36-9 followed "Version: " in record 6, and records are filled in order, so this value follows
+the next "Version: " after it. So when the text breaks off after end position d of the place it was copying
+(the last draft's, or a template place found below):
+
+    1. the source: the longest piece after d (up to SRC tokens) that occurs twice, at its earliest of POOL
+       occurrences (the input comes before the output), unless that is d's own (nothing was copied: an edit);
+    2. the CTX tokens before the source, at their first occurrence after it (of POOL read) where the text's
+       tokens after the break (the target's own token, usually) follow too: the value's place;
+    3. proposals draft what follows that place, with weight analogy_weight, while the text agrees with it.
+
+When the text breaks off from a value's place (the value ended), the template left where the value started
+resumes at the first place within WINDOW tokens where the text's new tokens (",) occur: the next key.
+
+Cost: up to SRC + CTX hash probes and 2 * POOL occurrences, only where the text breaks off from a copy;
+independent of the context's length.
+"""
+import numpy as np
+from numba import njit
+
+from ._layout import H_AN, H_N_TX, H_OFF_ST, H_OFF_TX, S_CLONE, S_LTH, SEP, ST_W
+from .automaton import match_step, occurrences
+
+SRC = 8       # tokens of a continuation (at most) that identify where it was copied from
+CTX = 4       # tokens before that source, looked for after it
+POOL = 16     # occurrences read (the first the link tree yields) for the earliest source and the next context
+WINDOW = 128  # tokens searched for where the template goes on after a value
+AFTER = 4     # tokens after a break that the new place must explain
+
+
+@njit(cache=True, inline="always")
+def live(b):
+    """The place (end position) of the analogous copy the text agrees with, when text follows it; else -1."""
+    a = b[H_AN] - 1
+    if a < 0:
+        return -1
+    ot = b[H_OFF_TX]
+    if a + 1 < b[H_N_TX] and b[ot + a + 1] != SEP:
+        return a
+    return -1
+
+
+@njit(cache=True, inline="always")
+def _repeated(b, v):
+    """Whether state v's strings occur more than once: a clone, or a state with link-tree children (each
+    other state is the prefix that ends where it was created, and its link-subtree holds its other ends)."""
+    o = b[H_OFF_ST] + ST_W * v
+    return b[o + S_CLONE] != 0 or b[o + S_LTH] != -1
+
+
+@njit(cache=True)
+def place(b, d, j):
+    """The analogous place for a break after end position d, the text's last j tokens being the new value's
+    start: the end position whose next j tokens equal those, or -1 (none found)."""
+    ot = b[H_OFF_TX]
+    n = b[H_N_TX]
+    if d < 0 or d + 2 >= n - j:
+        return -1
+    # the source: the earliest occurrence of the longest piece after d (up to SRC tokens) seen twice
+    v = 0
+    L = 0
+    m = 0
+    for i in range(SRC):
+        t = b[ot + d + 1 + i]
+        if t == SEP or d + 1 + i >= n - j:
+            break
+        w, L = match_step(b, v, L, t)
+        if not _repeated(b, w):
+            break
+        v = w
+        m = i + 1
+    if m == 0:
+        return -1
+    pool = np.empty(POOL, np.int32)
+    k = occurrences(b, v, pool, POOL, False)
+    s = d + m
+    for i in range(k):
+        s = min(s, pool[i])
+    s -= m - 1  # the source's first token
+    if s >= d + 1 or s < CTX:
+        return -1  # copied from nowhere earlier
+    # the analogous place: the first occurrence after the source of the CTX tokens before it
+    v = 0
+    L = 0
+    for i in range(CTX):
+        v, L = match_step(b, v, L, b[ot + s - CTX + i])
+    if L != CTX:
+        return -1  # a document boundary
+    k = occurrences(b, v, pool, POOL, False)
+    best = n
+    for i in range(k):
+        x = pool[i] + 1  # the token after the context
+        if x <= s or x >= best or x == d + 1 or x + j >= n - j:
+            continue
+        ok = True
+        for q in range(j):
+            if b[ot + x + q] != b[ot + n - j + q]:
+                ok = False
+                break
+        if ok and b[ot + x + j] != SEP:
+            best = x
+    if best == n:
+        return -1
+    return best + j - 1
+
+
+@njit(cache=True, inline="always")
+def _agree(b, a, added):
+    """How many of the `added` tokens just appended equal those after end position a."""
+    ot = b[H_OFF_TX]
+    n = b[H_N_TX]
+    k = 0
+    while k < added and a + 1 + k < n - added and b[ot + a + 1 + k] == b[ot + n - added + k]:
+        k += 1
+    return k
+
+
+@njit(cache=True, inline="always")
+def _resume(b, o, j):
+    """The first end position within WINDOW tokens after o where the text's last j tokens occur (followed by
+    text), else -1: where the template left at o goes on after the value the target wrote."""
+    ot = b[H_OFF_TX]
+    n = b[H_N_TX]
+    for r in range(o + j, min(o + WINDOW, n - j - 1)):
+        ok = b[ot + r + 1] != SEP
+        for i in range(j):
+            if not ok:
+                break
+            ok = b[ot + r - i] == b[ot + n - 1 - i]
+        if ok:
+            return r
+    return -1
+
+
+@njit(cache=True)
+def follow(b, added):
+    """After `added` tokens were appended: moves the analogous place along while the text agrees with it.
+    When the text breaks off from a value's place (the value ended), the template left at the value's start
+    resumes where the text's new tokens occur in it; when it breaks off from the template's place (else from
+    the place the last draft copied), the new value is looked for by analogy (place)."""
+    a = b[H_AN] - 1
+    d = b[H_AN + 1] - 1
+    b[H_AN + 1] = 0
+    if a >= 0:
+        k = _agree(b, a, added)
+        if k == added:
+            b[H_AN] = a + added + 1
+            return
+        b[H_AN] = 0
+        j = added - k
+        if b[H_AN + 3] == 1:  # a value ended
+            o = b[H_AN + 2] - 1
+            b[H_AN + 2] = 0
+            if o >= 0 and 0 < j <= AFTER:
+                r = _resume(b, o, j)
+                if r >= 0:
+                    b[H_AN] = r + 1
+                    b[H_AN + 3] = 0
+            return
+        if j <= AFTER:
+            x = place(b, a + k, j)
+            if x >= 0:
+                b[H_AN] = x + 1
+                b[H_AN + 2] = a + k + 1
+                b[H_AN + 3] = 1
+                return
+    if d < 0:
+        return
+    k = _agree(b, d, added)
+    j = added - k
+    if 0 < j <= AFTER:
+        x = place(b, d + k, j)
+        if x >= 0:
+            b[H_AN] = x + 1
+            b[H_AN + 2] = d + k + 1
+            b[H_AN + 3] = 1

@@ -1,0 +1,133 @@
+"""Analogous copies (index/analogy.py): a value filled into a template is found where its record holds it."""
+import numpy as np
+from hypothesis import given, settings, strategies as st
+
+from lookahead import Drafter, DrafterConfig
+from lookahead.bench.replay import accepted_length
+from lookahead.index._layout import H_AN
+from lookahead.index.analogy import POOL, place
+from lookahead.index.automaton import extend_many, new_automaton, text_of
+from reference_index import ref_place
+
+
+def automaton(text):
+    return extend_many(new_automaton(), np.asarray(text, np.int32))
+
+
+def check_place(text, d, j):
+    b = automaton(text)
+    assert text_of(b).tolist() == text
+    got = place(b, d, j)
+    want, exact = ref_place(text, d, j, pool=POOL)
+    if exact:
+        assert got == want
+    elif got != -1:  # read fewer occurrences: still a place after the same context, followed as the text is
+        n = len(text)
+        assert 0 <= got - j + 1 and got + 1 < n - j
+        assert text[got - j + 1:got + 1] == text[n - j:]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(-1, 3), min_size=3, max_size=80), st.data())
+def test_place_matches_reference(text, data):
+    check_place(text, data.draw(st.integers(-1, len(text) - 1)), data.draw(st.integers(1, 4)))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.integers(0, 1), min_size=3, max_size=40), st.data())
+def test_place_on_repetitive_text(text, data):
+    # two tokens: every piece occurs often, the source is rarely unique
+    check_place(text, data.draw(st.integers(0, len(text) - 1)), data.draw(st.integers(1, 3)))
+
+
+@st.composite
+def filled_template(draw):
+    """(text, d, j): records (key, colon, space, value, newline), then objects that copy their values in order,
+    the last one cut j tokens into a value, d being where the object before it holds that key's value. A
+    small value alphabet, so pieces repeat and sources are ambiguous; d is sometimes off by one."""
+    n_rec = draw(st.integers(2, 6))
+    recs = [[(k, draw(st.lists(st.integers(10, 17), min_size=1, max_size=4))) for k in (1, 2, 3)]
+            for _ in range(n_rec)]
+    text = [9, 5]
+    for r in recs:
+        for k, v in r:
+            text += [k, 0, 8] + v + [5]
+    i = draw(st.integers(1, n_rec - 1))  # the object being written
+    key = draw(st.integers(0, 2))
+    d = -1
+    for o, r in enumerate(recs[:i + 1]):
+        for q, (k, v) in enumerate(r):
+            text += [6, k + 20]
+            if o == i - 1 and q == key:
+                d = len(text) - 1 + draw(st.integers(-1, 1))
+            if o == i and q == key:
+                j = draw(st.integers(1, 3))
+                return text + v[:j], d, j
+            text += v + [7]
+
+
+@settings(max_examples=300, deadline=None)
+@given(filled_template())
+def test_place_in_filled_templates(case):
+    check_place(*case)
+
+
+def _records(rng, n_rec):
+    """Token ids of records ("A: value NL B: value NL") and of the JSON-like objects made of them."""
+    A, B, COLON, NL, OPEN, CLOSE, QA, QB, QEND, SP = range(1, 11)
+    prompt, out = [11, NL], []  # a title line
+    for r in range(n_rec):
+        va = rng.integers(100, 5000, int(rng.integers(3, 7))).tolist()
+        vb = rng.integers(100, 5000, int(rng.integers(3, 7))).tolist()
+        prompt += [A, COLON, SP] + va + [NL, B, COLON, SP] + vb + [NL]
+        out += [OPEN, QA] + va + [QEND, QB] + vb + [QEND, CLOSE]
+    return prompt, out
+
+
+def _tau(weight, prompt, out, tree):
+    d = Drafter(max_draft=16, tree=tree, learn=False, config=DrafterConfig(analogy_weight=weight))
+    h = d.begin(prompt)
+    pos = steps = 0
+    while pos < len(out):
+        dr = d.propose(h)
+        adv = min(accepted_length(dr.tokens, dr.parents, out[pos:]) + 1, len(out) - pos)
+        d.append(h, out[pos:pos + adv])
+        pos += adv
+        steps += 1
+    return len(out) / steps
+
+
+def test_values_are_drafted_from_their_records():
+    # each object's values differ from the last object's; their records hold them in order. A chain copies
+    # the last object's value, breaks, then copies the record's (measured: 2.49 -> 3.40 tokens per step). A
+    # tree's best path is not always the place the draft copied, so no gain is asserted there, only no loss.
+    rng = np.random.default_rng(0)
+    prompt, out = _records(rng, 12)
+    on, off = _tau(8.0, prompt, out, False), _tau(0.0, prompt, out, False)
+    assert on > 1.2 * off, (on, off)
+    assert _tau(8.0, prompt, out, True) >= _tau(0.0, prompt, out, True)
+
+
+def test_break_sets_the_place_in_the_next_record():
+    rng = np.random.default_rng(1)
+    prompt, out = _records(rng, 3)
+    va1_start = [i for i, t in enumerate(prompt) if t == 1][1] + 3  # record 1's first value, after "A: "
+    d = Drafter(max_draft=16, learn=False)
+    h = d.begin(prompt)
+    first = out[:out.index(6) + 3]  # object 0 (up to CLOSE, id 6), then OPEN QA of object 1
+    d.append(h, first)
+    d.propose(h)  # copies object 0's value after QA: the break comes with the next token
+    d.append(h, [out[len(first)]])  # object 1's first value token, from record 1
+    b = d.arena[d._requests[h][0]]
+    assert b[H_AN] - 1 == va1_start  # the place: record 1's first value token, which the text now holds
+    assert d.propose(h).tokens[:3].tolist() == prompt[va1_start + 1:va1_start + 4]
+
+
+def test_nothing_copied_no_place():
+    # an edit: the draft copies the prompt itself, whose text occurs nowhere earlier, so there is no analogy
+    prompt = list(range(10, 40))
+    d = Drafter(max_draft=8, learn=False)
+    h = d.begin(prompt + [5] + prompt[:10])
+    d.propose(h)
+    d.append(h, [77])
+    assert d.arena[d._requests[h][0]][H_AN] == 0
