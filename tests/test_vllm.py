@@ -70,7 +70,8 @@ def test_failing_proposer_leaves_engine_running(plain, prompts):
 def test_bad_settings_fail_at_start(tmp_path):
     cfg = tmp_path / "la.json"
     cfg.write_text(json.dumps({"memory_tokenz": 5}))
-    res, text = run_in_child({"spec": SPEC, "rounds": [[[1, 2, 3]]], "max_tokens": 4},
+    # a prompt of 60k ids: the job (~300 KB of JSON) is longer than one command-line argument may be
+    res, text = run_in_child({"spec": SPEC, "rounds": [[[1, 2, 3] * 20000]], "max_tokens": 4},
                              env={"LOOKAHEAD_VLLM_CONFIG": str(cfg)})
     assert res is None
     assert "unknown setting(s) memory_tokenz" in text

@@ -62,8 +62,9 @@ def run_in_child(job, timeout=900, env=None):
     e = dict(os.environ)
     e.setdefault("VLLM_CPU_KVCACHE_SPACE", "2")
     e.update(env or {})
-    p = subprocess.run([sys.executable, "-m", "lookahead.bench.vllm_run", json.dumps(job)], capture_output=True,
-                       text=True, timeout=timeout, env=e)
+    # the job goes through stdin: long prompts (templated: 8 x 3k tokens) exceed the argument size limit
+    p = subprocess.run([sys.executable, "-m", "lookahead.bench.vllm_run"], input=json.dumps(job),
+                       capture_output=True, text=True, timeout=timeout, env=e)
     text = p.stdout + p.stderr
     for line in reversed(p.stdout.splitlines()):
         if line.startswith("{\"lookahead_vllm_run\""):
@@ -74,7 +75,7 @@ def run_in_child(job, timeout=900, env=None):
 if __name__ == "__main__":
     code = 0
     try:
-        res = run(json.loads(sys.argv[1]))
+        res = run(json.loads(sys.stdin.read()))
         print(json.dumps({"lookahead_vllm_run": 1, "result": res}), flush=True)
     except Exception as exc:  # noqa: BLE001 - reported to the parent
         import traceback
