@@ -29,6 +29,7 @@ from numba import njit
 
 from ._layout import H_AN, H_N_TX, H_OFF_ST, H_OFF_TX, S_CLONE, S_LTH, SEP, ST_W
 from .automaton import match_step, occurrences
+from .pointer import backmatch
 
 SRC = 8       # tokens of a continuation (at most) that identify where it was copied from
 CTX = 4       # tokens before that source, looked for after it
@@ -131,14 +132,25 @@ def _resume(b, o, j):
     ot = b[H_OFF_TX]
     n = b[H_N_TX]
     for r in range(o + j, min(o + WINDOW, n - j - 1)):
-        ok = b[ot + r + 1] != SEP
-        for i in range(j):
-            if not ok:
-                break
-            ok = b[ot + r - i] == b[ot + n - 1 - i]
-        if ok:
+        if b[ot + r + 1] != SEP and backmatch(b, r, j) == j:
             return r
     return -1
+
+
+@njit(cache=True, inline="always")
+def _look_up(b, e, k, added):
+    """The text broke off from end position e after k of the `added` tokens: looks for the new value's place
+    by analogy and keeps it (with e + k as the template to resume after it); whether one was found."""
+    j = added - k
+    if j > AFTER:
+        return False
+    x = place(b, e + k, j)
+    if x < 0:
+        return False
+    b[H_AN] = x + 1
+    b[H_AN + 2] = e + k + 1
+    b[H_AN + 3] = 1
+    return True
 
 
 @njit(cache=True)
@@ -156,30 +168,19 @@ def follow(b, added):
             b[H_AN] = a + added + 1
             return
         b[H_AN] = 0
-        j = added - k
         if b[H_AN + 3] == 1:  # a value ended
             o = b[H_AN + 2] - 1
             b[H_AN + 2] = 0
-            if o >= 0 and 0 < j <= AFTER:
+            j = added - k
+            if o >= 0 and j <= AFTER:
                 r = _resume(b, o, j)
                 if r >= 0:
                     b[H_AN] = r + 1
                     b[H_AN + 3] = 0
             return
-        if j <= AFTER:
-            x = place(b, a + k, j)
-            if x >= 0:
-                b[H_AN] = x + 1
-                b[H_AN + 2] = a + k + 1
-                b[H_AN + 3] = 1
-                return
-    if d < 0:
-        return
-    k = _agree(b, d, added)
-    j = added - k
-    if 0 < j <= AFTER:
-        x = place(b, d + k, j)
-        if x >= 0:
-            b[H_AN] = x + 1
-            b[H_AN + 2] = d + k + 1
-            b[H_AN + 3] = 1
+        if _look_up(b, a, k, added):
+            return
+    if d >= 0:
+        k = _agree(b, d, added)
+        if k < added:
+            _look_up(b, d, k, added)

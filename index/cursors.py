@@ -13,6 +13,7 @@ from numba import njit
 
 from ._layout import CUR_W, H_CUR, H_N_TX, H_OFF_TX, N_CUR
 from .automaton import extend_many, match_step
+from .analogy import follow
 from .pointer import track
 
 
@@ -76,10 +77,11 @@ def check_ids(tokens, vocab):
 
 @njit(cache=True)
 def append_core(B, slot, tokens, ext, window):
-    """Extends request `slot` by tokens and moves its cursors and copy pointer; returns its (possibly grown)
-    buffer."""
+    """Extends request `slot` by tokens and moves its cursors, copy pointer and analogous place; returns its
+    (possibly grown) buffer."""
     b = extend_many(B[slot], tokens)
     track(b, tokens.shape[0])
+    follow(b, tokens.shape[0])
     for j in range(ext.shape[1]):
         if ext[1, j] == -1:
             continue

@@ -21,7 +21,6 @@ import numpy as np
 from numba import njit
 
 from ._layout import H_CP, H_N_TX, H_OFF_TX, SEP
-from .analogy import follow
 from .automaton import occurrences, self_cursor
 
 WINDOW = 64  # tokens searched ahead of a run's place for where it resumes
@@ -71,8 +70,7 @@ def candidate(b):
 
 @njit(cache=True)
 def track(b, added):
-    """Moves request b's pointer (and its analogous place) after `added` tokens were appended to its text."""
-    follow(b, added)
+    """Moves request b's pointer after `added` tokens were appended to its text."""
     v, L = self_cursor(b)
     if L == 0:
         return  # nothing matches: keep the places where the runs broke off
