@@ -44,6 +44,15 @@ H_CP = H_CUR + N_CUR * CUR_W  # and H_CP + 1: the run before it
 # continues from, the place the last draft copied from and the template left where a value started; then
 # whether the place is a value (1) or the template (0)
 H_AN = H_CP + 2
+# substitutions (substitute.py): where the input ends (text positions before it are prompt or reference;
+# 0 = unknown, no substitution), how many pairs, then N_SUB entries (input token, the token the output
+# writes in its place, times seen), newest first
+H_PE = H_AN + 4
+H_NSUB = H_PE + 1
+H_SUB = H_NSUB + 1
+N_SUB = 2
+SUB_W = 3
+assert H_SUB + SUB_W * N_SUB <= H_SIZE
 
 # state fields
 ST_W = 7

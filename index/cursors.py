@@ -79,9 +79,16 @@ def check_ids(tokens, vocab):
 def append_core(B, slot, tokens, ext, window):
     """Extends request `slot` by tokens and moves its cursors, copy pointer and analogous place; returns its
     (possibly grown) buffer."""
-    b = extend_many(B[slot], tokens)
-    track(b, tokens.shape[0])
-    follow(b, tokens.shape[0])
+    b = B[slot]
+    k = tokens.shape[0]
+    if k > 1:
+        # the pointer sees the accepted tokens before the last one: in an engine that one is the target's own
+        # (the bonus token), often where the copy breaks, and the text's end may then match nothing at all
+        b = extend_many(b, tokens[:k - 1])
+        track(b, k - 1)
+    b = extend_many(b, tokens[k - 1:])
+    track(b, 1)
+    follow(b, k)
     for j in range(ext.shape[1]):
         if ext[1, j] == -1:
             continue
@@ -107,8 +114,10 @@ def append_tokens(B, slot, tokens, ext, window):
 
 @njit(cache=True)
 def append_one(b, e0, e1, e2, e3, e4, tokens, ext, window, vocab):
-    """Single-request append, external automata as separate arguments (see propose_single). Returns the
-    request's (possibly grown) buffer, or an empty array when an id is out of range (nothing appended)."""
+    """Single-request append, external automata as separate arguments (see propose_single). Returns (grown,
+    ok): the request's new buffer when it had to grow, else None (boxing an array costs ~1 us); ok is False
+    when an id is out of range (nothing appended)."""
     if check_ids(tokens, vocab):
-        return b[:0]
-    return append_core((b, e0, e1, e2, e3, e4), 0, tokens, ext, window)
+        return None, False
+    nb = append_core((b, e0, e1, e2, e3, e4), 0, tokens, ext, window)
+    return (nb if nb.shape[0] != b.shape[0] else None), True

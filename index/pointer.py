@@ -22,6 +22,7 @@ from numba import njit
 
 from ._layout import H_CP, H_N_TX, H_OFF_TX, SEP
 from .automaton import occurrences, self_cursor
+from .substitute import SPAN, forget, learn, mapped
 
 WINDOW = 64  # tokens searched ahead of a run's place for where it resumes
 NEED = 2     # agreement (capped at the longest match) that resumes a run
@@ -32,11 +33,12 @@ AGREE = 64   # agreement at the pointer is measured up to this many tokens: a bo
 
 @njit(cache=True, inline="always")
 def backmatch(b, e, cap):
-    """How many tokens (at most cap) agree going back from position e and from the end of the text."""
+    """How many tokens (at most cap) agree going back from position e and from the end of the text (input
+    tokens as the output writes them: substitute.py)."""
     ot = b[H_OFF_TX]
     last = ot + b[H_N_TX] - 1
     k = 0
-    while k < cap and k <= e and b[ot + e - k] == b[last - k] and b[last - k] != SEP:
+    while k < cap and k <= e and mapped(b, e - k, b[ot + e - k]) == b[last - k] and b[last - k] != SEP:
         k += 1
     return k
 
@@ -49,7 +51,7 @@ def _resume(b, nxt, need):
     n = b[H_N_TX]
     t = b[ot + n - 1]
     for e in range(nxt - 1, min(nxt - 1 + WINDOW, n - 1)):
-        if b[ot + e] == t and b[ot + e + 1] != SEP and backmatch(b, e, need) >= need:
+        if mapped(b, e, b[ot + e]) == t and b[ot + e + 1] != SEP and backmatch(b, e, need) >= need:
             return e
     return -1
 
@@ -63,7 +65,7 @@ def candidate(b):
         return -1
     ot = b[H_OFF_TX]
     n = b[H_N_TX]
-    if e + 1 < n and b[ot + e] == b[ot + n - 1] and b[ot + e + 1] != SEP:
+    if e + 1 < n and mapped(b, e, b[ot + e]) == b[ot + n - 1] and b[ot + e + 1] != SEP:
         return e
     return -1
 
@@ -81,11 +83,14 @@ def track(b, added):
         e = nxt - 1 + added
         if e < n - 1 and backmatch(b, e, need) >= need:  # the copy went on
             b[H_CP] = e + 1
+            forget(b, e, added)
+            learn(b, e, added)
             return
     for k in range(2):
         if b[H_CP + k] > 0:
             e = _resume(b, b[H_CP + k], need)
             if e >= 0:
+                learn(b, e, SPAN)
                 if k == 1:  # back to the previous run: the current one becomes the previous
                     b[H_CP + 1] = nxt
                 b[H_CP] = e + 1
@@ -98,5 +103,6 @@ def track(b, added):
             if pool[i] < n - 1 and pool[i] > best:
                 best = pool[i]
         if best >= 0:
+            learn(b, best, SPAN)
             b[H_CP + 1] = nxt
             b[H_CP] = best + 1

@@ -15,11 +15,12 @@ rescans anything:
 import numpy as np
 from numba import njit
 
-from ._layout import CUR_W, H_AN, H_CUR, H_N_TX, H_OFF_TX, N_CUR, SEP
+from ._layout import CUR_W, H_AN, H_CUR, H_N_TX, H_NSUB, H_OFF_TX, N_CUR, SEP
 from .automaton import extend, extend_many, match_step, occurrences, self_cursor, slen, slink
 from .cursors import append_core, check_ids, cursor_entry
 from .analogy import live
 from .pointer import AGREE, backmatch, candidate
+from .substitute import mapped
 
 MAX_TIERS = 1 + N_CUR
 MAX_BACKOFF = 4
@@ -44,6 +45,7 @@ def _insert(b, e, w, depth, t_tok, t_par, t_child, t_sib, t_w, nn):
     """Adds the text that followed end position e in automaton b (up to `depth` tokens) with weight w."""
     ot = b[H_OFF_TX]
     n_tx = b[H_N_TX]
+    sub = b[H_NSUB] > 0  # input tokens the output writes differently (substitute.py)
     node = 0
     t_w[0] += w
     for d in range(depth):
@@ -53,6 +55,8 @@ def _insert(b, e, w, depth, t_tok, t_par, t_child, t_sib, t_w, nn):
         tok = b[ot + p]
         if tok == SEP:
             break
+        if sub:
+            tok = mapped(b, p, tok)
         c = t_child[node]
         while c != -1 and t_tok[c] != tok:
             c = t_sib[c]
@@ -396,29 +400,37 @@ def step_batch(B, slots, tokens, offsets, ext, params, vocab, out_tok, out_par, 
     return grew
 
 
+@njit(cache=True, inline="always")
+def _packed(b, e0, e1, e2, e3, e4, ext, params, scratch_i, scratch_f):
+    """propose_one into ONE fresh int32 array [3 * n]: tokens, parents, then the probabilities' float32 bits.
+    Returning one array instead of three saves two boxings (~1 us each on a slow core)."""
+    budget = int(params[0])
+    out = np.empty(3 * budget, np.int32)
+    prob = out[2 * budget:].view(np.float32)
+    n = propose_one((b, e0, e1, e2, e3, e4), 0, ext, params, out[:budget], out[budget:2 * budget], prob,
+                    scratch_i, scratch_f)
+    for i in range(n):  # compact: destinations never overtake their sources
+        out[n + i] = out[budget + i]
+    for i in range(n):
+        out[2 * n + i] = out[2 * budget + i]
+    return out[:3 * n]
+
+
 @njit(cache=True)
 def propose_single(b, e0, e1, e2, e3, e4, ext, params, scratch_i, scratch_f):
     """One request (b) with up to five external automata as separate arguments (a tuple or typed List
-    argument costs ~1 us to unbox; five arrays ~0.2 us). Returns fresh (tokens, parents, probs)."""
-    budget = int(params[0])
-    tok = np.empty(budget, np.int32)
-    par = np.empty(budget, np.int32)
-    prob = np.empty(budget, np.float32)
-    n = propose_one((b, e0, e1, e2, e3, e4), 0, ext, params, tok, par, prob, scratch_i, scratch_f)
-    return tok[:n], par[:n], prob[:n]
+    argument costs ~1 us to unbox; five arrays ~0.2 us). Returns the packed draft (see _packed)."""
+    return _packed(b, e0, e1, e2, e3, e4, ext, params, scratch_i, scratch_f)
 
 
 @njit(cache=True)
 def step_single(b, e0, e1, e2, e3, e4, tokens, ext, params, vocab, scratch_i, scratch_f):
     """append_one then propose_single in one native call (the per-step hot path of an engine).
 
-    Returns (buffer, tokens, parents, probs); an empty buffer when an id is out of range (nothing done)."""
-    budget = int(params[0])
-    tok = np.empty(budget, np.int32)
-    par = np.empty(budget, np.int32)
-    prob = np.empty(budget, np.float32)
+    Returns (grown, packed draft, ok): grown is the request's new buffer when it had to grow, else None (a
+    returned array costs a boxing every step); ok is False when an id is out of range (nothing done)."""
     if check_ids(tokens, vocab):
-        return b[:0], tok[:0], par[:0], prob[:0]
-    b = append_core((b, e0, e1, e2, e3, e4), 0, tokens, ext, int(params[6]))
-    n = propose_one((b, e0, e1, e2, e3, e4), 0, ext, params, tok, par, prob, scratch_i, scratch_f)
-    return b, tok[:n], par[:n], prob[:n]
+        return None, b[:0], False
+    nb = append_core((b, e0, e1, e2, e3, e4), 0, tokens, ext, int(params[6]))
+    out = _packed(nb, e0, e1, e2, e3, e4, ext, params, scratch_i, scratch_f)
+    return (nb if nb.shape[0] != b.shape[0] else None), out, True

@@ -26,7 +26,10 @@ def warmup():
     ext_t = ext.copy()
     ext_t[0] = np.arange(1, 6)
     bufs = (arena[slot],) + tuple(arena[s] for s in ms) + (np.zeros(64, np.int32),) * (5 - len(ms))
-    bufs = (append_one(*bufs, toks[:1], ext_t, 16, 0),) + bufs[1:]
+    grown, ok = append_one(*bufs, toks[:1], ext_t, 16, 0)
+    assert ok
+    if grown is not None:
+        bufs = (grown,) + bufs[1:]
     si, sf = scratch(4, 8)
     for tree in (0, 1):
         params = np.array([4, tree, 8, 0.0, 1.0, 4.0, 16, 2, 2.0, 1.0, 0.0, 1.0, 1.0], np.float64)

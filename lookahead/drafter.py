@@ -16,16 +16,17 @@ from .index import Arena, Memory, as_token_ids, new_automaton, text_of
 from .index.cursors import append_one
 from .index.propose import propose_batch, propose_single, scratch, scratch_cols, step_batch, step_single
 from .index.corpus import CorpusIndex, load_corpus
-from .index._layout import H_SIZE, SEP
+from .index._layout import H_N_TX, H_PE, H_SIZE, SEP
 
 MAX_DRAFT_LIMIT = 1024
 EXT_TIERS = 5  # memory segments (<= 4) + corpus: a fixed tuple size keeps one compiled variant
 _DUMMY = np.zeros(H_SIZE, np.int32)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, eq=False)
 class Draft:
-    """A chain or tree of proposed tokens.
+    """A chain or tree of proposed tokens (read-only by convention: not frozen, because a frozen dataclass
+    costs a microsecond more to make, and one is made per request and step).
 
     tokens: int32[n]; parents: int32[n], -1 for a child of the last accepted token, else parents[i] < i;
     probs: float32[n], the estimated probability that the target reaches node i.
@@ -82,8 +83,17 @@ class DrafterConfig:
                                 # 0 = off
     analogy_weight: float = 8.0  # weight of where a value analogous to an earlier one is copied from, after
                                  # the text broke off from the earlier one (index/analogy.py); 0 = off
+    substitute: bool = True     # learn tokens the output writes in place of an input token (a rename, a
+                                # re-indent) and draft copies of the input with them (index/substitute.py)
     memory_tokens: int = 4_000_000
     memory_segments: int = 4
+
+
+def _unpack(packed):
+    """A Draft viewing the int32 [3 * n] array the single-request native calls return (tokens, parents, then
+    the probabilities' float32 bits)."""
+    n = packed.shape[0] // 3
+    return Draft(packed[:n], packed[n:2 * n], packed[2 * n:].view(np.float32))
 
 
 def _check_budget(n, what="max_draft"):
@@ -113,6 +123,8 @@ class Drafter:
             raise ValueError(f"DrafterConfig.copy_weight must be finite and >= 0 (0 = off), got {c.copy_weight}")
         if not 0.0 <= c.analogy_weight < float("inf"):
             raise ValueError(f"DrafterConfig.analogy_weight must be finite and >= 0 (0 = off), got {c.analogy_weight}")
+        if not isinstance(c.substitute, (bool, np.bool_)):
+            raise ValueError(f"DrafterConfig.substitute must be True or False, got {c.substitute!r}")
         self.arena = Arena()
         self.memory = Memory(self.arena, c.memory_tokens, c.memory_segments)
         self.corpus = None
@@ -190,12 +202,12 @@ class Drafter:
         as_token_ids(toks.astype(np.int64), "token_ids", self.vocab_size or 2**31)
 
     def _append_slot(self, slot, toks, vocab=None):
-        b = append_one(self.arena[slot], *self._ext_bufs, toks, self._ext_tuple, self.config.window,
-                       self._vocab if vocab is None else vocab)
-        if b.shape[0] == 0:  # an id out of range
+        grown, ok = append_one(self.arena[slot], *self._ext_bufs, toks, self._ext_tuple, self.config.window,
+                               self._vocab if vocab is None else vocab)
+        if not ok:  # an id out of range
             self._name_bad_id(toks)
-        if b.shape[0] != self.arena[slot].shape[0]:
-            self.arena.set(slot, b)
+        if grown is not None:
+            self.arena.set(slot, grown)
 
     # -- request lifecycle -------------------------------------------------------------------------
     def begin(self, prompt_ids, reference=None):
@@ -214,6 +226,9 @@ class Drafter:
             # the reference, then SEP: matches never run across it, and cursors re-sync on the prompt
             self._append_slot(slot, np.concatenate([ref, np.array([SEP], np.int32)]), vocab=-1)
         self._append_slot(slot, prompt)
+        if self.config.substitute:
+            b = self.arena[slot]
+            b[H_PE] = b[H_N_TX]  # the input ends here: substitutions rewrite only text before it
         return h
 
     def append(self, h, token_ids):
@@ -246,23 +261,21 @@ class Drafter:
         """Draft for request h: at most max_draft (default: the drafter's) nodes."""
         slot = self._slot(h)
         budget = self.max_draft if max_draft is None else _check_budget(max_draft)
-        t, p, q = propose_single(self.arena[slot], *self._ext_bufs, self._ext_tuple, self._param_array(budget),
-                                 *self._scratch)
-        return Draft(t, p, q)
+        return _unpack(propose_single(self.arena[slot], *self._ext_bufs, self._ext_tuple,
+                                      self._param_array(budget), *self._scratch))
 
     def step(self, h, token_ids, max_draft=None):
         """append(h, token_ids) then propose(h), in one native call: the cheapest per-step path."""
         slot = self._slot(h)
         toks = self._ids(token_ids)
         budget = self.max_draft if max_draft is None else _check_budget(max_draft)
-        old = self.arena.py[slot]
-        b, t, p, q = step_single(old, *self._ext_bufs, toks, self._ext_tuple, self._param_array(budget),
-                                 self._vocab, *self._scratch)
-        if b.shape[0] != old.shape[0]:
-            if b.shape[0] == 0:
-                self._name_bad_id(toks)
-            self.arena.set(slot, b)
-        return Draft(t, p, q)
+        grown, packed, ok = step_single(self.arena.py[slot], *self._ext_bufs, toks, self._ext_tuple,
+                                        self._param_array(budget), self._vocab, *self._scratch)
+        if not ok:
+            self._name_bad_id(toks)
+        if grown is not None:
+            self.arena.set(slot, grown)
+        return _unpack(packed)
 
     def propose_many(self, handles, max_draft=None):
         """Drafts for several requests in one native call; returns a list of Draft."""

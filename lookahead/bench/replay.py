@@ -160,6 +160,8 @@ def batch_cost(records, sizes=(256,), budget=16, context=1024):
     import lookahead
 
     pool = np.concatenate([np.concatenate([r["prompt_ids"], r["output_ids"]]) for r in records])
+    need = context + 64 + 97 * max(sizes)  # a short workload (--limit) is repeated, as in context_sweep
+    pool = np.tile(pool, -(-need // max(len(pool), 1)))
     out = []
     for n in sizes:
         for tree in (False, True):

@@ -12,10 +12,11 @@ def progress(it, desc="", total=None):
 
 
 def table(rows, cols, title=None):
-    """Formats dict rows as an aligned text table; floats with 2 decimals (3 significant when small)."""
+    """Formats dict rows as an aligned text table; floats with 2 decimals (4 significant when small, so a ratio
+    of 0.7998 does not print as 0.8)."""
     def fmt(v):
         if isinstance(v, float):
-            return f"{v:.2f}" if abs(v) >= 1 or v == 0 else f"{v:.3g}"
+            return f"{v:.2f}" if abs(v) >= 1 or v == 0 else f"{v:.4g}"
         return str(v)
 
     cells = [[fmt(r.get(c, "")) for c in cols] for r in rows]
