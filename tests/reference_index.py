@@ -108,3 +108,36 @@ def ref_place(text, d, j, src=8, ctx=4, pool=16):
     xs = [x for x in xs if x > s and x != d + 1 and x + j < n - j and text[x:x + j] == text[n - j:]
           and text[x + j] != SEP]
     return (min(xs) + j - 1 if xs else -1), exact
+
+
+def ref_learn(text, pe, pairs, e, added, right=3, span=8, confirm=2, n_sub=2):
+    """substitute.learn by its definition, on plain lists: the pairs [(input token, output token, seen)], newest
+    first, after the pointer copied input position e with `added` new tokens."""
+    n = len(text)
+
+    def shown(p):  # the input token at p as the output writes it
+        if p < pe:
+            for y, x, c in pairs:
+                if y == text[p] and c >= confirm:
+                    return x
+        return text[p]
+
+    if e >= pe:
+        return pairs
+    m = 0  # tokens agreeing back from e and from the end, the end's side staying in the output
+    while m < span and m <= e and n - 1 - m >= pe and shown(e - m) == text[n - 1 - m]:
+        m += 1
+    if not (right <= m < span and m - added < right and m + 1 <= e and n - 2 - m >= pe):
+        return pairs
+    if shown(e - m - 1) != text[n - 2 - m]:
+        return pairs
+    y, x = text[e - m], text[n - 1 - m]
+    if SEP in (x, y) or x == y:
+        return pairs
+    seen = next((c for yy, xx, c in pairs if yy == y and xx == x), 0)
+    rest = [p for p in pairs if p[0] != y]
+    if len(rest) == n_sub:  # the least seen goes, the oldest of those
+        low = min(c for _, _, c in rest)
+        drop = max(i for i, p in enumerate(rest) if p[2] == low)
+        rest = rest[:drop] + rest[drop + 1:]
+    return [(y, x, seen + 1)] + rest

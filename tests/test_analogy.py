@@ -3,10 +3,10 @@ import numpy as np
 from hypothesis import given, settings, strategies as st
 
 from lookahead import Drafter, DrafterConfig
-from lookahead.bench.replay import accepted_length
 from lookahead.index._layout import H_AN
 from lookahead.index.analogy import POOL, place
 from lookahead.index.automaton import extend_many, new_automaton, text_of
+from greedy import greedy_tau
 from reference_index import ref_place
 
 
@@ -86,15 +86,7 @@ def _records(rng, n_rec):
 
 def _tau(weight, prompt, out, tree):
     d = Drafter(max_draft=16, tree=tree, learn=False, config=DrafterConfig(analogy_weight=weight))
-    h = d.begin(prompt)
-    pos = steps = 0
-    while pos < len(out):
-        dr = d.propose(h)
-        adv = min(accepted_length(dr.tokens, dr.parents, out[pos:]) + 1, len(out) - pos)
-        d.append(h, out[pos:pos + adv])
-        pos += adv
-        steps += 1
-    return len(out) / steps
+    return greedy_tau(d, prompt, out)[0]
 
 
 def test_values_are_drafted_from_their_records():

@@ -1,11 +1,14 @@
 """Substitutions (index/substitute.py): a token the output writes in place of an input token, every time."""
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from lookahead import Drafter, DrafterConfig
-from lookahead.bench.replay import accepted_length
-from lookahead.index._layout import H_NSUB, H_PE, H_SUB, N_SUB, SUB_W
-from lookahead.index.substitute import CONFIRM, mapped
+from lookahead.index._layout import H_NSUB, H_PE, H_SUB, N_SUB, SEP, SUB_W
+from lookahead.index.automaton import extend_many, new_automaton
+from lookahead.index.substitute import CONFIRM, RIGHT, SPAN, learn, mapped
+from greedy import greedy_tau
+from reference_index import ref_learn
 
 NL, Y, X = 1, 50, 60
 
@@ -23,15 +26,8 @@ def _code(rng, n_lines):
 def _replay(prompt, out, substitute, tree=False):
     """Greedy replay: (tokens per step, drafter, handle)."""
     d = Drafter(max_draft=16, tree=tree, learn=False, config=DrafterConfig(substitute=substitute))
-    h = d.begin(prompt)
-    pos = steps = 0
-    while pos < len(out):
-        dr = d.propose(h)
-        adv = min(accepted_length(dr.tokens, dr.parents, out[pos:]) + 1, len(out) - pos)
-        d.append(h, out[pos:pos + adv])
-        pos += adv
-        steps += 1
-    return len(out) / steps, d, h
+    tau, h = greedy_tau(d, prompt, out)
+    return tau, d, h
 
 
 def _pairs(d, h):
@@ -97,3 +93,39 @@ def test_the_table_keeps_confirmed_pairs():
     _, d, h = _replay(prompt, out, True)
     assert (Y, X) in [p[:2] for p in _pairs(d, h)]
     assert len(_pairs(d, h)) <= N_SUB
+
+
+@st.composite
+def copy_with_one_change(draw):
+    """(text, input end, input position e): mostly, the output ends with a copy of input[s:e + 1] in which one
+    token changed (the case learn looks for), after random output tokens; else a random text and e."""
+    tok = st.integers(0, 3)
+    if draw(st.integers(0, 3)) == 0:
+        text = draw(st.lists(st.one_of(tok, st.just(SEP)), min_size=1, max_size=40))
+        return text, draw(st.integers(0, len(text))), draw(st.integers(0, len(text) - 1))
+    length = draw(st.integers(4, 10))
+    inp = draw(st.lists(tok, min_size=length, max_size=length + 16))
+    s = draw(st.integers(0, len(inp) - length))
+    e = s + length - 1
+    copy = inp[s:e + 1]
+    j = draw(st.integers(0, length - 1))
+    copy[j] = draw(st.one_of(st.integers(4, 6), tok))  # mostly a token the input lacks
+    out = draw(st.lists(tok, max_size=4)) + copy
+    return inp + out, len(inp), e
+
+
+@settings(max_examples=500, deadline=None)
+@given(copy_with_one_change(), st.data())
+def test_learn_matches_reference(case, data):
+    text, pe, e = case
+    ys = data.draw(st.lists(st.integers(0, 6), unique=True, max_size=N_SUB))
+    pairs = [(y, data.draw(st.integers(0, 6)), data.draw(st.integers(1, 3))) for y in ys]
+    added = data.draw(st.integers(1, SPAN + 1))
+    b = extend_many(new_automaton(), np.asarray(text, np.int32))
+    b[H_PE] = pe
+    b[H_NSUB] = len(pairs)
+    for i, p in enumerate(pairs):
+        b[H_SUB + SUB_W * i:H_SUB + SUB_W * (i + 1)] = p
+    learn(b, e, added)
+    got = [tuple(int(v) for v in b[H_SUB + SUB_W * i:H_SUB + SUB_W * (i + 1)]) for i in range(b[H_NSUB])]
+    assert got == ref_learn(text, pe, pairs, e, added, RIGHT, SPAN, CONFIRM, N_SUB)
