@@ -5,9 +5,9 @@ identifier (`obj` -> `value`), JSON re-indented from two spaces to four (the tok
 on every line), quotes changed from ' to ". A copy of the input then breaks at each of those places, once
 per occurrence. The copy pointer (pointer.py) sees where a copy resumes or jumps to; when, going back from
 there, the input and the text agree, then differ in exactly one token, then agree again, the pair (input
-token, output token) is learned. From then on, text read from the input (positions before the end of the prompt) shows the
-output's token instead: in the drafts (propose._insert) and when the pointer compares the copy with the text
-(pointer.backmatch), so the copy goes on through it.
+token, output token) is learned. From then on, text read from the input (positions before the end of the
+prompt) shows the output's token instead: in the drafts (propose._insert) and when the pointer compares the
+copy with the text (pointer.backmatch), so the copy goes on through it.
 
 Only the input is rewritten: the output already has the target's style (its own "\\n   " must not become
 "\\n     "). A pair is forgotten as soon as the output copies the input token unchanged (a one-off edit, not
@@ -38,6 +38,15 @@ def mapped(b, p, tok):
 
 
 @njit(cache=True, inline="always")
+def _find(b, y):
+    """The entry whose input token is y, or -1."""
+    for i in range(b[H_NSUB]):
+        if b[H_SUB + SUB_W * i] == y:
+            return i
+    return -1
+
+
+@njit(cache=True, inline="always")
 def _drop(b, i):
     k = b[H_NSUB]
     for j in range(i, k - 1):
@@ -49,13 +58,11 @@ def _drop(b, i):
 @njit(cache=True, inline="always")
 def _add(b, y, x):
     seen = 0
-    for i in range(b[H_NSUB]):
-        o = H_SUB + SUB_W * i
-        if b[o] == y:
-            if b[o + 1] == x:
-                seen = b[o + 2]
-            _drop(b, i)
-            break
+    i = _find(b, y)
+    if i >= 0:
+        if b[H_SUB + SUB_W * i + 1] == x:
+            seen = b[H_SUB + SUB_W * i + 2]
+        _drop(b, i)
     if b[H_NSUB] == N_SUB:  # full: the least seen pair falls off (the oldest of those), not a confirmed one
         worst = 0
         for i in range(N_SUB):
@@ -109,11 +116,8 @@ def forget(b, e, added):
         if p < 0 or p >= b[H_PE]:
             continue
         t = b[ot + p]
-        if b[last - j] == t:
-            for i in range(b[H_NSUB]):
-                o = H_SUB + SUB_W * i
-                if b[o] == t:
-                    b[o + 2] -= 1
-                    if b[o + 2] == 0:
-                        _drop(b, i)
-                    break
+        i = _find(b, t) if b[last - j] == t else -1
+        if i >= 0:
+            b[H_SUB + SUB_W * i + 2] -= 1
+            if b[H_SUB + SUB_W * i + 2] == 0:
+                _drop(b, i)
