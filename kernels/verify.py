@@ -43,7 +43,8 @@ def _triton_available():
     return True
 
 
-def _check(logits, draft_tokens, parents, offsets, temperature, top_k, top_p, uniforms, generator):
+def _check_host(logits, draft_tokens, parents, offsets, uniforms, generator):
+    """The checks that need no device values: types, devices, shapes."""
     if not isinstance(logits, torch.Tensor) or logits.dim() != 2 or not logits.is_floating_point():
         raise TypeError("logits must be a 2-D floating tensor [sum(n_b + 1), vocab]")
     dev = logits.device
@@ -54,41 +55,8 @@ def _check(logits, draft_tokens, parents, offsets, temperature, top_k, top_p, un
             raise TypeError(f"{name} must hold integers, got {t.dtype}; convert with .long()")
         if t.device != dev:
             raise ValueError(f"{name} is on {t.device} but logits are on {dev}; move them to one device")
-    if offsets.numel() < 1 or int(offsets[0]) != 0:
+    if offsets.numel() < 1:
         raise ValueError("draft_offsets must start at 0 and have B + 1 entries (cumulative node counts)")
-    off = offsets.long()
-    n = off[1:] - off[:-1]
-    if bool((n < 0).any()):
-        raise ValueError("draft_offsets must be non-decreasing")
-    B, N, V = off.numel() - 1, int(off[-1]), logits.shape[1]
-    if draft_tokens.numel() != N or parents.numel() != N:
-        raise ValueError(f"draft_offsets end at {N} but draft_tokens has {draft_tokens.numel()} and parents "
-                         f"{parents.numel()} entries; they must match")
-    if logits.shape[0] != N + B:
-        raise ValueError(f"logits has {logits.shape[0]} rows, expected {N + B} (one root row per request plus one "
-                         "row per draft node)")
-    if V < 1:
-        raise ValueError("logits must have at least one column (vocab >= 1)")
-    toks, pars = draft_tokens.long(), parents.long()
-    if N:
-        if bool(((toks < 0) | (toks >= V)).any()):
-            raise ValueError(f"draft token ids must lie in [0, {V}) (the logits' vocab); got "
-                             f"{int(toks.min())}..{int(toks.max())}")
-        req = torch.repeat_interleave(torch.arange(B, device=dev), n)
-        local = torch.arange(N, device=dev) - off[:-1][req]
-        if bool(((pars < -1) | (pars >= local)).any()):
-            raise ValueError("parents must be topological: -1 (child of the root) or a local index smaller than the "
-                             "node's own; list a tree parents-first")
-    temp = torch.zeros(B, dtype=torch.float32, device=dev) if temperature is None else _per_request(
-        temperature, B, dev, "temperature")
-    if bool(torch.isnan(temp).any()) or bool((temp < 0).any()):
-        raise ValueError("temperature must be >= 0 (0 means greedy)")
-    k = None if top_k is None else _per_request(top_k, B, dev, "top_k").long()
-    if k is not None and bool((k < 0).any()):
-        raise ValueError("top_k must be >= 0 (0 disables it)")
-    p = None if top_p is None else _per_request(top_p, B, dev, "top_p")
-    if p is not None and bool(((p <= 0) | (p > 1) | torch.isnan(p)).any()):
-        raise ValueError("top_p must lie in (0, 1] (1 disables it)")
     if uniforms is not None and generator is not None:
         raise ValueError("pass uniforms or generator, not both")
     if uniforms is not None:
@@ -96,9 +64,68 @@ def _check(logits, draft_tokens, parents, offsets, temperature, top_k, top_p, un
             raise ValueError(f"uniforms must be a tensor shaped like logits {tuple(logits.shape)}")
         if uniforms.device != dev:
             raise ValueError(f"uniforms are on {uniforms.device} but logits are on {dev}")
-        if not uniforms.is_floating_point() or bool(((uniforms <= 0) | (uniforms >= 1)).any()):
+        if not uniforms.is_floating_point():
             raise ValueError("uniforms must be floats strictly inside (0, 1)")
-    return off, toks, pars, temp, k, p, int(n.max()) if B else 0
+
+
+def _check(logits, draft_tokens, parents, offsets, temperature, top_k, top_p, uniforms, generator):
+    """Validates the inputs with one host-device synchronization (on a GPU each sync costs a round trip): every
+    check is computed on the device, stacked and read back at once. Returns (offsets, tokens, parents,
+    temperature, top_k, top_p, longest draft, whether any request samples)."""
+    _check_host(logits, draft_tokens, parents, offsets, uniforms, generator)
+    dev = logits.device
+    off = offsets.long()
+    n = off[1:] - off[:-1]
+    B, V, M = off.numel() - 1, logits.shape[1], draft_tokens.numel()
+    toks, pars = draft_tokens.long(), parents.long()
+    temp = torch.zeros(B, dtype=torch.float32, device=dev) if temperature is None else _per_request(
+        temperature, B, dev, "temperature")
+    k = None if top_k is None else _per_request(top_k, B, dev, "top_k").long()
+    p = None if top_p is None else _per_request(top_p, B, dev, "top_p")
+    no = torch.zeros((), dtype=torch.bool, device=dev)
+    zero = torch.zeros((), dtype=torch.int64, device=dev)
+    if M and B and parents.numel() == M:
+        # each node's local index, found without knowing N on the host (searchsorted needs no sync)
+        i = torch.arange(M, device=dev)
+        req = torch.searchsorted(off[1:].contiguous(), i, right=True).clamp_(max=B - 1)
+        pars_bad = ((pars < -1) | (pars >= i - off[:-1][req])).any()
+    else:
+        pars_bad = no
+    facts = torch.stack([
+        off[0], (n < 0).any() if B else no, off[-1], n.max() if B else zero,
+        ((toks < 0) | (toks >= V)).any() if M else no, toks.min() if M else zero, toks.max() if M else zero,
+        pars_bad, (torch.isnan(temp) | (temp < 0)).any(), (temp > 0).any(),
+        (k < 0).any() if k is not None else no,
+        ((p <= 0) | (p > 1) | torch.isnan(p)).any() if p is not None else no,
+        ((uniforms <= 0) | (uniforms >= 1)).any() if uniforms is not None else no,
+    ]).tolist()
+    first, decreasing, N, n_max, toks_bad, tmin, tmax, pars_bad, temp_bad, sampled, k_bad, p_bad, u_bad = facts
+    if first != 0:
+        raise ValueError("draft_offsets must start at 0 and have B + 1 entries (cumulative node counts)")
+    if decreasing:
+        raise ValueError("draft_offsets must be non-decreasing")
+    if M != N or parents.numel() != N:
+        raise ValueError(f"draft_offsets end at {N} but draft_tokens has {M} and parents "
+                         f"{parents.numel()} entries; they must match")
+    if logits.shape[0] != N + B:
+        raise ValueError(f"logits has {logits.shape[0]} rows, expected {N + B} (one root row per request plus one "
+                         "row per draft node)")
+    if V < 1:
+        raise ValueError("logits must have at least one column (vocab >= 1)")
+    if toks_bad:
+        raise ValueError(f"draft token ids must lie in [0, {V}) (the logits' vocab); got {tmin}..{tmax}")
+    if pars_bad:
+        raise ValueError("parents must be topological: -1 (child of the root) or a local index smaller than the "
+                         "node's own; list a tree parents-first")
+    if temp_bad:
+        raise ValueError("temperature must be >= 0 (0 means greedy)")
+    if k_bad:
+        raise ValueError("top_k must be >= 0 (0 disables it)")
+    if p_bad:
+        raise ValueError("top_p must lie in (0, 1] (1 disables it)")
+    if u_bad:
+        raise ValueError("uniforms must be floats strictly inside (0, 1)")
+    return off, toks, pars, temp, k, p, int(n_max), bool(sampled)
 
 
 def _per_request(x, B, dev, name):
@@ -114,32 +141,32 @@ def _per_request(x, B, dev, name):
 
 def verify(logits, draft_tokens, parents, draft_offsets, *, temperature=None, top_k=None, top_p=None,
            uniforms=None, generator=None, impl=None):
-    off, toks, pars, temp, k, p, max_path = _check(logits, draft_tokens, parents, draft_offsets, temperature,
-                                                   top_k, top_p, uniforms, generator)
-    B = off.numel() - 1
-    dev = logits.device
     if impl is None:
-        impl = "triton" if dev.type == "cuda" and _triton_available() else "vectorized"
+        cuda = isinstance(logits, torch.Tensor) and logits.device.type == "cuda"
+        impl = "triton" if cuda and _triton_available() else "vectorized"
     if impl not in ("reference", "vectorized", "triton"):
         raise ValueError(f"impl must be 'reference', 'vectorized', 'triton' or None, got {impl!r}")
+    args = (logits, draft_tokens, parents, draft_offsets, temperature, top_k, top_p, uniforms, generator)
+    if impl == "triton":
+        return _verify_triton(*args)
+    off, toks, pars, temp, k, p, max_path, sampled = _check(*args)
+    B = off.numel() - 1
+    dev = logits.device
     n = off[1:] - off[:-1]
-    row_req = torch.repeat_interleave(torch.arange(B, device=dev), n + 1)
+    row_req = torch.repeat_interleave(torch.arange(B, device=dev), n + 1, output_size=logits.shape[0])
     row_temp = temp[row_req]
     lg = logits
     if k is not None or p is not None:
         kk = torch.zeros(B, dtype=torch.long, device=dev) if k is None else k
         pp = torch.ones(B, dtype=torch.float32, device=dev) if p is None else p
         lg = target_logits(logits, row_temp, kk[row_req], pp[row_req])
-    sampled = bool((temp > 0).any())
-    noise, seed = None, None
+    noise = None
     if sampled:
         # uniforms: Gumbel noise shared by every path (bit-exact comparisons). Otherwise each path draws its own
         # way, all exact in distribution: triton from a seed (Philox in the kernel), vectorized by inverse CDF,
         # the reference from freshly drawn uniforms.
         if uniforms is not None:
             noise = gumbel_from_uniforms(uniforms)
-        elif impl == "triton":
-            seed = int(torch.randint(0, 2**31 - 1, (1,), generator=generator))
         elif impl == "reference":
             gdev = "cpu" if generator is None else generator.device
             u = torch.rand(logits.shape, generator=generator, device=gdev).clamp_(min=torch.finfo(torch.float32).tiny)
@@ -152,14 +179,54 @@ def verify(logits, draft_tokens, parents, draft_offsets, *, temperature=None, to
                 nodes[b, :len(path)] = torch.tensor(path, dtype=torch.int64)
         num = torch.tensor([len(x) for x in paths], dtype=torch.int64, device=dev)
         nxt = torch.tensor(nexts, dtype=torch.int64, device=dev)
-    elif impl == "vectorized":
+    else:
         ok, num, _, nxt = verify_vectorized(lg, toks, pars, off, row_temp, noise, generator)
         nodes = _nodes_from_mask(ok, num, pars, off, max_path)
-    else:
-        from .triton_verify import verify_triton
-
-        nodes, num, nxt = verify_triton(lg, toks, pars, off, row_temp, noise, seed, max_path)
     return _result(nodes, num, nxt, toks, off)
+
+
+def _verify_triton(logits, draft_tokens, parents, offsets, temperature, top_k, top_p, uniforms, generator):
+    """The GPU path: the kernels validate the values themselves, so a call costs two launches and one sync (each
+    host-device round trip and each small torch op costs microseconds on a GPU). Only when something is wrong
+    does the slower _check run, to name the problem."""
+    from .triton_verify import InvalidInput, verify_triton
+
+    args = (logits, draft_tokens, parents, offsets, temperature, top_k, top_p, uniforms, generator)
+    _check_host(logits, draft_tokens, parents, offsets, uniforms, generator)
+    B, M = offsets.numel() - 1, draft_tokens.numel()
+    R, V = logits.shape
+    if R != M + B or parents.numel() != M or V < 1 or (B == 0 and R):
+        _check(*args)  # raises the specific message
+        raise ValueError(f"logits has {R} rows for {B} requests and {M} draft nodes; expected {M + B}")
+    dev = logits.device
+    temp = torch.zeros(B, dtype=torch.float32, device=dev) if temperature is None else _per_request(
+        temperature, B, dev, "temperature")
+    lg = logits
+    if top_k is not None or top_p is not None or uniforms is not None:
+        _, _, _, temp, k, p, _, _ = _check(*args)  # values these options read before the kernels run
+        if k is not None or p is not None:
+            row_req = torch.repeat_interleave(torch.arange(B, device=dev), offsets[1:] - offsets[:-1] + 1,
+                                              output_size=R)
+            kk = torch.zeros(B, dtype=torch.long, device=dev) if k is None else k
+            pp = torch.ones(B, dtype=torch.float32, device=dev) if p is None else p
+            lg = target_logits(logits, temp[row_req], kk[row_req], pp[row_req])
+    noise, seed = None, None
+    if uniforms is not None:
+        noise = gumbel_from_uniforms(uniforms)
+    else:
+        # drawn whether or not a row samples (knowing would cost a sync); Philox in the kernel uses it
+        seed = int(torch.randint(0, 2**31 - 1, (1,), generator=generator,
+                                 device="cpu" if generator is None else generator.device))
+    try:
+        nodes, num, nxt, out = verify_triton(lg, draft_tokens.long(), parents.long(), offsets.long(), temp, noise,
+                                             seed)
+    except InvalidInput as e:
+        _check(*args)  # raises the specific message
+        if e.row >= 0:
+            raise ValueError(f"logits row {e.row} holds NaN or +inf, or only -inf; check the model's output (and "
+                             "any logits processor) before verification") from None
+        raise ValueError(f"invalid input to verify() (kernel flags {e.bits})") from None
+    return VerifyResult(num, nodes, nxt, out)
 
 
 def _nodes_from_mask(ok, num, pars, off, max_path):

@@ -10,14 +10,14 @@ import torch
 from .report import json_line, progress, table
 
 
-def _case(B, n, V, device, dtype):
-    g = torch.Generator(device="cpu").manual_seed(0)
+def _case(B, n, V, device, dtype, temperature):
+    g = torch.Generator(device=device).manual_seed(0)  # drawn where they are used: GBs of logits on a GPU
     R = B * (n + 1)
-    logits = torch.randn(R, V, generator=g).to(device=device, dtype=dtype)
-    toks = torch.randint(0, V, (B * n,), generator=g).to(device)
+    logits = torch.randn(R, V, generator=g, device=device).to(dtype)
+    toks = torch.randint(0, V, (B * n,), generator=g, device=device)
     pars = (torch.arange(n).repeat(B) - 1).to(device)  # chains
     off = (torch.arange(B + 1) * n).to(device)
-    temp = torch.ones(B, device=device)
+    temp = torch.full((B,), temperature, device=device)
     return logits, toks, pars, off, temp
 
 
@@ -50,7 +50,10 @@ def main(argv):
     ap.add_argument("--dtype", default="float32", choices=["float32", "bfloat16", "float16"])
     ap.add_argument("--max-gb", type=float, default=None, help="skip shapes whose logits exceed this (default: 2 on "
                     "CPU, 40 on CUDA)")
+    ap.add_argument("--temperature", type=float, default=1.0, help="0: greedy (argmax, no noise)")
     ap.add_argument("--reps", type=int, default=None)
+    ap.add_argument("--tune", action="store_true", help="time the Triton draw kernel's (chunk, warps) settings on "
+                    "each shape instead (CUDA); the best goes into triton_verify.DRAW_CONFIG")
     ap.add_argument("--with-reference", action="store_true", help="also time the loop reference (tiny shapes)")
     args = ap.parse_args(argv)
     from lookahead.kernels import verify
@@ -59,6 +62,8 @@ def main(argv):
     dtype = getattr(torch, args.dtype)
     max_gb = args.max_gb if args.max_gb is not None else (2.0 if dev == "cpu" else 40.0)
     reps = args.reps or (3 if dev == "cpu" else 20)
+    if args.tune:
+        return _tune(args, dev, dtype, reps)
     impls = ["vectorized"] + (["triton"] if dev == "cuda" else [])
     if args.with_reference:
         impls.insert(0, "reference")
@@ -70,8 +75,10 @@ def main(argv):
         if gb > max_gb:
             skipped.append(f"B={B} n={n} V={V} ({gb:.1f} GB of logits)")
             continue
-        logits, toks, pars, off, temp = _case(B, n, V, dev, dtype)
+        logits, toks, pars, off, temp = _case(B, n, V, dev, dtype, args.temperature)
         row = {"batch": B, "nodes": n, "vocab": V, "logits_mb": gb * 1e3}
+        # the floor: torch's own argmax reads the logits once and does nothing else
+        row["argmax_us"] = _time(lambda: torch.argmax(logits, dim=-1), dev, reps)
         for impl in impls:
             if impl == "reference" and B * (n + 1) * V > 2e5:
                 continue
@@ -80,9 +87,10 @@ def main(argv):
             row[f"{impl}_GBps"] = gb * 1e9 / (us * 1e-6) / 1e9
         rows.append(row)
         del logits
-    cols = ["batch", "nodes", "vocab", "logits_mb"] + [f"{i}_{u}" for i in impls for u in ("us", "GBps")]
-    print(table(rows, cols, f"verify() on {dev}, {args.dtype}, chains, temperature 1 (µs per call; GB/s = logits "
-                            "bytes / time)"))
+    cols = ["batch", "nodes", "vocab", "logits_mb", "argmax_us"] + [f"{i}_{u}" for i in impls for u in ("us", "GBps")]
+    print(table(rows, cols, f"verify() on {dev}, {args.dtype}, chains, temperature {args.temperature:g} (µs per "
+                            "call; GB/s = logits bytes / time; argmax_us: torch.argmax over the same logits, one "
+                            "read and nothing else)"))
     notes = []
     if dev != "cuda":
         notes.append("triton: timed only on CUDA (on CPU it runs under TRITON_INTERPRET, for correctness)")
@@ -96,5 +104,37 @@ def main(argv):
         notes.append(f"skipped {s}")
     for x in notes:
         print("note:", x)
-    print(json_line({"bench": "kernels", "device": dev, "dtype": args.dtype, "results": rows, "notes": notes}))
+    print(json_line({"bench": "kernels", "device": dev, "dtype": args.dtype, "temperature": args.temperature,
+                     "results": rows, "notes": notes}))
+    return 0
+
+
+TUNE = [(256, 4), (512, 4), (1024, 4), (2048, 4), (1024, 8), (2048, 8), (4096, 8)]
+
+
+def _tune(args, dev, dtype, reps):
+    from lookahead.kernels import triton_verify, verify
+
+    if dev != "cuda":
+        raise SystemExit("--tune times compiled Triton kernels: it needs --device cuda")
+    rows = []
+    shapes = [(int(b), int(n), int(v)) for v in args.vocab.split(",") for n in args.nodes.split(",")
+              for b in args.batch.split(",")]
+    saved = triton_verify.DRAW_CONFIG["cuda"]
+    try:
+        for B, n, V in progress(shapes, desc="shapes"):
+            logits, toks, pars, off, temp = _case(B, n, V, dev, dtype, args.temperature)
+            row = {"batch": B, "nodes": n, "vocab": V}
+            for cfg in TUNE:
+                triton_verify.DRAW_CONFIG["cuda"] = cfg
+                row[f"{cfg[0]}x{cfg[1]}"] = _time(lambda: verify(logits, toks, pars, off, temperature=temp,
+                                                                 impl="triton"), dev, reps)
+            rows.append(row)
+            del logits
+    finally:
+        triton_verify.DRAW_CONFIG["cuda"] = saved
+    cols = ["batch", "nodes", "vocab"] + [f"{c[0]}x{c[1]}" for c in TUNE]
+    print(table(rows, cols, f"verify(impl='triton') µs per call by draw-kernel (BLOCK_V x num_warps), {args.dtype}, "
+                            f"temperature {args.temperature:g}"))
+    print(json_line({"bench": "kernels-tune", "dtype": args.dtype, "temperature": args.temperature, "results": rows}))
     return 0
