@@ -149,8 +149,21 @@ def _pow2(x, lo):
     return p
 
 
-# chunk width and warps of _draw_rows per device type (GPU: chosen by `lookahead bench kernels --tune` on an H200)
-DRAW_CONFIG = {"cpu": (256, 4), "cuda": (512, 4)}
+# (BLOCK_V, num_warps) of _draw_rows, chosen with `lookahead bench kernels --tune` on an H200: with few rows
+# (under FEW_ROWS per multiprocessor) each program streams alone, and a wider block with more warps reads faster;
+# with many rows programs share the multiprocessors and the narrower block wins (see the issue notes' figures)
+DRAW_CONFIG = {"cpu": (256, 4), "cuda": (512, 4), "cuda_few_rows": (1024, 8)}
+FEW_ROWS = 2
+FORCE_CONFIG = None  # set by --tune
+
+
+def _draw_config(dev, R):
+    if FORCE_CONFIG is not None:
+        return FORCE_CONFIG
+    if dev.type != "cuda":
+        return DRAW_CONFIG["cpu"]
+    sms = torch.cuda.get_device_properties(dev).multi_processor_count
+    return DRAW_CONFIG["cuda_few_rows"] if R < FEW_ROWS * sms else DRAW_CONFIG["cuda"]
 
 
 class InvalidInput(ValueError):
@@ -179,7 +192,7 @@ def verify_triton(logits, draft_tokens, parents, offsets, temperature, noise, se
     summary = torch.zeros(4, dtype=torch.int32, device=dev)
     use_noise = noise is not None
     nz = noise.contiguous() if use_noise else logits
-    block_v, warps = config or DRAW_CONFIG.get(dev.type, DRAW_CONFIG["cuda"])
+    block_v, warps = config or _draw_config(dev, R)
     block_v = min(_pow2(-(-V // 4), 16), block_v)  # a step covers 4 * block_v ids
     if R:
         _draw_rows[(R,)](logits, logits.stride(0), off, B, max(B, 1).bit_length(), temperature.contiguous(), toks,

@@ -53,7 +53,7 @@ def main(argv):
     ap.add_argument("--temperature", type=float, default=1.0, help="0: greedy (argmax, no noise)")
     ap.add_argument("--reps", type=int, default=None)
     ap.add_argument("--tune", action="store_true", help="time the Triton draw kernel's (chunk, warps) settings on "
-                    "each shape instead (CUDA); the best goes into triton_verify.DRAW_CONFIG")
+                    "each shape instead (CUDA), beside the default choice; the best go into triton_verify.DRAW_CONFIG")
     ap.add_argument("--with-reference", action="store_true", help="also time the loop reference (tiny shapes)")
     args = ap.parse_args(argv)
     from lookahead.kernels import verify
@@ -120,20 +120,19 @@ def _tune(args, dev, dtype, reps):
     rows = []
     shapes = [(int(b), int(n), int(v)) for v in args.vocab.split(",") for n in args.nodes.split(",")
               for b in args.batch.split(",")]
-    saved = triton_verify.DRAW_CONFIG["cuda"]
     try:
         for B, n, V in progress(shapes, desc="shapes"):
             logits, toks, pars, off, temp = _case(B, n, V, dev, dtype, args.temperature)
             row = {"batch": B, "nodes": n, "vocab": V}
-            for cfg in TUNE:
-                triton_verify.DRAW_CONFIG["cuda"] = cfg
-                row[f"{cfg[0]}x{cfg[1]}"] = _time(lambda: verify(logits, toks, pars, off, temperature=temp,
-                                                                 impl="triton"), dev, reps)
+            for cfg in [None] + TUNE:
+                triton_verify.FORCE_CONFIG = cfg
+                row["default" if cfg is None else f"{cfg[0]}x{cfg[1]}"] = _time(
+                    lambda: verify(logits, toks, pars, off, temperature=temp, impl="triton"), dev, reps)
             rows.append(row)
             del logits
     finally:
-        triton_verify.DRAW_CONFIG["cuda"] = saved
-    cols = ["batch", "nodes", "vocab"] + [f"{c[0]}x{c[1]}" for c in TUNE]
+        triton_verify.FORCE_CONFIG = None
+    cols = ["batch", "nodes", "vocab", "default"] + [f"{c[0]}x{c[1]}" for c in TUNE]
     print(table(rows, cols, f"verify(impl='triton') µs per call by draw-kernel (BLOCK_V x num_warps), {args.dtype}, "
                             f"temperature {args.temperature:g}"))
     print(json_line({"bench": "kernels-tune", "dtype": args.dtype, "temperature": args.temperature, "results": rows}))
