@@ -175,13 +175,13 @@ class InvalidInput(ValueError):
         self.bits, self.row = bits, row
 
 
-def verify_triton(logits, draft_tokens, parents, offsets, temperature, noise, seed, config=None):
+def verify_triton(logits, draft_tokens, parents, offsets, temperature, noise, seed):
     """Validates and verifies with two kernel launches and one host sync (a small summary read back).
 
     logits [R, V]; draft_tokens, parents int64 [N]; offsets int64 [B+1]; temperature float32 [B] (per request);
-    noise float32 [R, V] Gumbel noise or None; seed: int for in-kernel Philox (used when noise is None);
-    config: (BLOCK_V, num_warps) of _draw_rows. Returns (accepted_nodes int64 [B, P] padded -1, num_accepted
-    [B], next_token [B], output_tokens [B, P + 1]), P the longest draft; raises InvalidInput."""
+    noise float32 [R, V] Gumbel noise or None; seed: int for in-kernel Philox (used when noise is None).
+    _draw_rows' (BLOCK_V, num_warps) come from _draw_config. Returns (accepted_nodes int64 [B, P] padded -1,
+    num_accepted [B], next_token [B], output_tokens [B, P + 1]), P the longest draft; raises InvalidInput."""
     R, V = logits.shape
     B = offsets.numel() - 1
     M = draft_tokens.numel()
@@ -192,7 +192,7 @@ def verify_triton(logits, draft_tokens, parents, offsets, temperature, noise, se
     summary = torch.zeros(4, dtype=torch.int32, device=dev)
     use_noise = noise is not None
     nz = noise.contiguous() if use_noise else logits
-    block_v, warps = config or _draw_config(dev, R)
+    block_v, warps = _draw_config(dev, R)
     block_v = min(_pow2(-(-V // 4), 16), block_v)  # a step covers 4 * block_v ids
     if R:
         _draw_rows[(R,)](logits, logits.stride(0), off, B, max(B, 1).bit_length(), temperature.contiguous(), toks,

@@ -152,14 +152,7 @@ def verify(logits, draft_tokens, parents, draft_offsets, *, temperature=None, to
     off, toks, pars, temp, k, p, max_path, sampled = _check(*args)
     B = off.numel() - 1
     dev = logits.device
-    n = off[1:] - off[:-1]
-    row_req = torch.repeat_interleave(torch.arange(B, device=dev), n + 1, output_size=logits.shape[0])
-    row_temp = temp[row_req]
-    lg = logits
-    if k is not None or p is not None:
-        kk = torch.zeros(B, dtype=torch.long, device=dev) if k is None else k
-        pp = torch.ones(B, dtype=torch.float32, device=dev) if p is None else p
-        lg = target_logits(logits, row_temp, kk[row_req], pp[row_req])
+    row_temp, lg = _per_row(logits, off, temp, k, p)
     noise = None
     if sampled:
         # uniforms: Gumbel noise shared by every path (bit-exact comparisons). Otherwise each path draws its own
@@ -185,6 +178,21 @@ def verify(logits, draft_tokens, parents, draft_offsets, *, temperature=None, to
     return _result(nodes, num, nxt, toks, off)
 
 
+def _per_row(logits, off, temp, k, p):
+    """(temperature per logits row float32 [R], the logits top-k / top-p leave: `logits` itself when neither is
+    set). off int64 [B+1]; temp [B]; k, p [B] or None."""
+    B = off.numel() - 1
+    dev = logits.device
+    row_req = torch.repeat_interleave(torch.arange(B, device=dev), off[1:] - off[:-1] + 1,
+                                      output_size=logits.shape[0])
+    row_temp = temp[row_req]
+    if k is None and p is None:
+        return row_temp, logits
+    kk = torch.zeros(B, dtype=torch.long, device=dev) if k is None else k
+    pp = torch.ones(B, dtype=torch.float32, device=dev) if p is None else p
+    return row_temp, target_logits(logits, row_temp, kk[row_req], pp[row_req])
+
+
 def _verify_triton(logits, draft_tokens, parents, offsets, temperature, top_k, top_p, uniforms, generator):
     """The GPU path: the kernels validate the values themselves, so a call costs two launches and one sync (each
     host-device round trip and each small torch op costs microseconds on a GPU). Only when something is wrong
@@ -203,13 +211,9 @@ def _verify_triton(logits, draft_tokens, parents, offsets, temperature, top_k, t
         temperature, B, dev, "temperature")
     lg = logits
     if top_k is not None or top_p is not None or uniforms is not None:
-        _, _, _, temp, k, p, _, _ = _check(*args)  # values these options read before the kernels run
+        off, _, _, temp, k, p, _, _ = _check(*args)  # values these options read before the kernels run
         if k is not None or p is not None:
-            row_req = torch.repeat_interleave(torch.arange(B, device=dev), offsets[1:] - offsets[:-1] + 1,
-                                              output_size=R)
-            kk = torch.zeros(B, dtype=torch.long, device=dev) if k is None else k
-            pp = torch.ones(B, dtype=torch.float32, device=dev) if p is None else p
-            lg = target_logits(logits, temp[row_req], kk[row_req], pp[row_req])
+            _, lg = _per_row(logits, off, temp, k, p)
     noise, seed = None, None
     if uniforms is not None:
         noise = gumbel_from_uniforms(uniforms)
