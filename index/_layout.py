@@ -36,7 +36,7 @@ H_GEN = 14
 H_N_DOCS = 15
 # cursors into other automata (memory segments, corpus): N_CUR entries of (slot, generation, state, length)
 H_CUR = 16
-N_CUR = 8
+N_CUR = 7  # a request sees at most 5 external automata (drafter.EXT_TIERS); 2 entries spare for re-syncs
 CUR_W = 4
 # the copy pointer (pointer.py): 1 + the position in the request's own text it is copying from; 0 = none
 H_CP = H_CUR + N_CUR * CUR_W  # and H_CP + 1: the run before it
@@ -44,15 +44,20 @@ H_CP = H_CUR + N_CUR * CUR_W  # and H_CP + 1: the run before it
 # continues from, the place the last draft copied from and the template left where a value started; then
 # whether the place is a value (1) or the template (0)
 H_AN = H_CP + 2
-# substitutions (substitute.py): where the input ends (text positions before it are prompt or reference;
-# 0 = unknown, no substitution), how many pairs, then N_SUB entries (input token, the token the output
-# writes in its place, times seen), newest first
+# where the input ends (text positions before it are prompt or reference; 0 = unknown: no substitutions, no
+# value ends)
 H_PE = H_AN + 4
-H_NSUB = H_PE + 1
+# substitutions (substitute.py): 1 when switched off, how many pairs, then N_SUB entries (input token, the
+# token the output writes in its place, times seen), newest first
+H_NOSUB = H_PE + 1
+H_NSUB = H_NOSUB + 1
 H_SUB = H_NSUB + 1
 N_SUB = 2
 SUB_W = 3
-assert H_SUB + SUB_W * N_SUB <= H_SIZE
+# value ends (value_end.py): 1 + the input token where copied values end (0 = none), the token the output
+# writes there instead, and a vote count
+H_VE = H_SUB + SUB_W * N_SUB
+assert H_VE + 3 <= H_SIZE
 
 # state fields
 ST_W = 7

@@ -19,7 +19,9 @@ the next "Version: " after it. So when the text breaks off after end position d 
     3. proposals draft what follows that place, with weight analogy_weight, while the text agrees with it.
 
 When the text breaks off from a value's place (the value ended), the template left where the value started
-resumes at the first place within WINDOW tokens where the text's new tokens (",) occur: the next key.
+resumes at the first place within WINDOW tokens where the text's new tokens (",) occur: the next key. Where
+values end is learned there too, so that drafts of the next value fork back to the template where it ends
+(value_end.py).
 
 Cost: up to SRC + CTX hash probes and 2 * POOL occurrences, only where the text breaks off from a copy;
 independent of the context's length.
@@ -30,6 +32,7 @@ from numba import njit
 from ._layout import H_AN, H_N_TX, H_OFF_ST, H_OFF_TX, S_CLONE, S_LTH, SEP, ST_W
 from .automaton import match_step, occurrences
 from .pointer import backmatch
+from .value_end import learn_end
 
 SRC = 8       # tokens of a continuation (at most) that identify where it was copied from
 CTX = 4       # tokens before that source, looked for after it
@@ -172,7 +175,8 @@ def follow(b, added):
             o = b[H_AN + 2] - 1
             b[H_AN + 2] = 0
             j = added - k
-            if o >= 0 and j <= AFTER:
+            learn_end(b, a + k + 1, b[H_OFF_TX] + b[H_N_TX] - added + k)
+            if o >= 0:  # any number of new tokens: a draft that forked at the value's end wrote the template
                 r = _resume(b, o, j)
                 if r >= 0:
                     b[H_AN] = r + 1

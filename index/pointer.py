@@ -12,7 +12,9 @@ two places, the current run and the one before it:
             matches some other place at length ANCHOR or more (the copy jumped), that place becomes current.
     propose: the current run's place, when it holds the context's last token, adds copy_weight (l / c)^power
             to the continuation there, l being how far back it agrees with the context, at most
-            c = min(Lmax, AGREE) (propose.py).
+            c = min(Lmax, AGREE) (propose.py). When the current run copies the input and the one before it
+            is the output's own text, the copy is a value: its draft goes back to the template where the
+            value is predicted to end (value_end.py).
 
 Stored in the request automaton's header (H_CP, H_CP + 1: 1 + a position, 0 = none), so it travels with the
 buffer (growth copies the header) and needs no state outside it.
@@ -20,9 +22,10 @@ buffer (growth copies the header) and needs no state outside it.
 import numpy as np
 from numba import njit
 
-from ._layout import H_CP, H_N_TX, H_OFF_TX, SEP
+from ._layout import H_CP, H_N_TX, H_OFF_TX, H_PE, SEP
 from .automaton import occurrences, self_cursor
 from .substitute import SPAN, forget, learn, mapped
+from .value_end import learn_end
 
 WINDOW = 64  # tokens searched ahead of a run's place for where it resumes
 NEED = 2     # agreement (capped at the longest match) that resumes a run
@@ -70,6 +73,23 @@ def candidate(b):
     return -1
 
 
+@njit(cache=True, inline="always")
+def _value_ended(b, nxt, added):
+    """The copy goes back from the current run (place nxt - 1) to the previous one: when that is a copy of
+    the input left for the output's own text (a value ended, the template resumes), the token where the
+    input and the `added` new tokens first differ is learned as a value end (value_end.py)."""
+    pe = b[H_PE]
+    if nxt <= 0 or nxt - 1 >= pe or b[H_CP + 1] - 1 < pe:
+        return
+    ot = b[H_OFF_TX]
+    n = b[H_N_TX]
+    j = 0
+    while j < added and nxt + j < n - added and b[ot + nxt + j] == b[ot + n - added + j]:
+        j += 1
+    if j < added:
+        learn_end(b, nxt + j, ot + n - added + j)
+
+
 @njit(cache=True)
 def track(b, added):
     """Moves request b's pointer after `added` tokens were appended to its text."""
@@ -92,6 +112,7 @@ def track(b, added):
             if e >= 0:
                 learn(b, e, SPAN)
                 if k == 1:  # back to the previous run: the current one becomes the previous
+                    _value_ended(b, nxt, added)
                     b[H_CP + 1] = nxt
                 b[H_CP] = e + 1
                 return

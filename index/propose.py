@@ -15,12 +15,13 @@ rescans anything:
 import numpy as np
 from numba import njit
 
-from ._layout import CUR_W, H_AN, H_CUR, H_N_TX, H_NSUB, H_OFF_TX, N_CUR, SEP
+from ._layout import CUR_W, H_AN, H_CP, H_CUR, H_N_TX, H_NSUB, H_OFF_TX, H_PE, H_VE, N_CUR, SEP
 from .automaton import extend, extend_many, match_step, occurrences, self_cursor, slen, slink
 from .cursors import append_core, check_ids, cursor_entry
 from .analogy import live
 from .pointer import AGREE, backmatch, candidate
 from .substitute import mapped
+from .value_end import value_end
 
 MAX_TIERS = 1 + N_CUR
 MAX_BACKOFF = 4
@@ -43,13 +44,20 @@ def _alpha(L, alpha0, half_len):
 @njit(cache=True, inline="always")
 def _insert(b, e, w, depth, t_tok, t_par, t_child, t_sib, t_w, nn):
     """Adds the text that followed end position e in automaton b (up to `depth` tokens) with weight w."""
+    return _insert_spliced(b, e, depth, 0, w, depth, t_tok, t_par, t_child, t_sib, t_w, nn)
+
+
+@njit(cache=True, inline="always")
+def _insert_spliced(b, e, m, r, w, depth, t_tok, t_par, t_child, t_sib, t_w, nn):
+    """Adds the m tokens after end position e, then the text from position r on (a value, then the template
+    after it: value_end.py), up to `depth` tokens in all, with weight w."""
     ot = b[H_OFF_TX]
     n_tx = b[H_N_TX]
     sub = b[H_NSUB] > 0  # input tokens the output writes differently (substitute.py)
     node = 0
     t_w[0] += w
     for d in range(depth):
-        p = e + 1 + d
+        p = e + 1 + d if d < m else r + d - m
         if p >= n_tx:
             break
         tok = b[ot + p]
@@ -104,7 +112,7 @@ def _recent_occurrences(b, v, out, occ, spare):
 
 @njit(cache=True, inline="always")
 def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff, power, alpha0, half_len, self_w, norm, copy_w, an_w,
-                t_tok, t_par, t_child, t_sib, t_w, occbuf, src, spare):
+                ends, t_tok, t_par, t_child, t_sib, t_w, occbuf, src, spare):
     """Merges continuations of every tier's matched suffix into a weighted trie rooted at node 0.
 
     Per tier, the longest match and then up to `backoff` shorter ones (suffix-link ancestors: the PPM idea,
@@ -115,7 +123,9 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff, power, alpha0, half_len,
     occurrence weighs (L / Lmax)^power. With copy_w > 0 (tier 0 is the request's own text), the place its
     copy pointer points at weighs copy_w (l / c)^power more, for an agreement of length l <= c =
     min(Lmax, AGREE) there (first, when it is not among the occurrences read). With an_w > 0 (tier 0 is the
-    request's own text), a live analogous place (analogy.py) adds an_w there. Returns (nodes, alpha).
+    request's own text), a live analogous place (analogy.py) adds an_w there. With `ends`, a value copied
+    from the input forks back to the template where it is predicted to end (value_end.py): the pointer's
+    weight goes to that fork (once the pair has two votes), the analogy's to both. Returns (nodes, alpha).
     """
     t_tok[0] = -1
     t_par[0] = -1
@@ -154,6 +164,16 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff, power, alpha0, half_len,
         if ce >= 0:
             cap = min(Lmax, AGREE)
             cw = copy_w * (backmatch(b, ce, cap) / cap) ** power
+            pr = b[H_CP + 1] - 1
+            # a value copied from the input, the template before it; a pair voted for once is not enough here
+            # (code edits leave the input and come back for other reasons: code_edit tau 10.072 -> 10.091)
+            if ends and ce < b[H_PE] and pr >= b[H_PE] and b[H_VE + 2] >= 2:
+                m, r = value_end(b, ce, pr, depth)
+                if m >= 0:  # the pointer's weight goes to the template where the value ends
+                    nn = _insert_spliced(b, ce, m, r, cw, depth, t_tok, t_par, t_child, t_sib, t_w, nn)
+                    ce = -1
+                    cw = 0.0
+        if ce >= 0:
             dup = False  # mostly the pointer's place is one of the occurrences read: it adds its weight there
             for q in range(ns):
                 if src[4 * q] != 0:
@@ -186,6 +206,9 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff, power, alpha0, half_len,
         b[H_AN + 1] = occbuf[0] + 1 if src[0] == 0 else 0  # where this draft copies from (analogy.follow)
         a = live(b)
         if a >= 0:
+            m, r = value_end(b, a, b[H_AN + 2] - 1, depth) if ends and b[H_AN + 3] == 1 else (-1, -1)
+            if m >= 0:  # a value: both where it is predicted to end and where the input goes on
+                nn = _insert_spliced(b, a, m, r, an_w, depth, t_tok, t_par, t_child, t_sib, t_w, nn)
             nn = _insert(b, a, an_w, depth, t_tok, t_par, t_child, t_sib, t_w, nn)
     return nn, alpha
 
@@ -270,7 +293,7 @@ def propose_one(B, slot, ext, params, out_tok, out_par, out_prob, scratch_i, scr
     """Draft for request `slot` into out_* (each >= budget long); returns the number of nodes.
 
     params: float64 [budget, tree, occurrences, min_prob, alpha, half_len, window, backoff, power, self_weight,
-    normalize, copy_weight, analogy_weight]."""
+    normalize, copy_weight, analogy_weight, value_ends]."""
     budget = int(params[0])
     tree = params[1] != 0
     occ = int(params[2])
@@ -284,6 +307,7 @@ def propose_one(B, slot, ext, params, out_tok, out_par, out_prob, scratch_i, scr
     norm = params[10] != 0
     copy_w = params[11]
     an_w = params[12]
+    ends = params[13] != 0
     tiers = scratch_i[8]
     tb = tiers[0:MAX_TIERS]
     tv = tiers[MAX_TIERS:2 * MAX_TIERS]
@@ -325,7 +349,7 @@ def propose_one(B, slot, ext, params, out_tok, out_par, out_prob, scratch_i, scr
         left = budget - n_out
         nn, alpha = _build_trie(B, tb, tv, tl, nt, left, occ, backoff, power, alpha0, half_len,
                                 self_w if own else 1.0, norm, copy_w if own and attach == -1 else 0.0,
-                                an_w if own and attach == -1 else 0.0, t_tok, t_par, t_child, t_sib, t_w,
+                                an_w if own and attach == -1 else 0.0, ends, t_tok, t_par, t_child, t_sib, t_w,
                                 occbuf, src, cand)
         if nn == 1:
             break

@@ -16,7 +16,7 @@ automaton's header.
 """
 from numba import njit
 
-from ._layout import H_NSUB, H_N_TX, H_OFF_TX, H_PE, H_SUB, N_SUB, SEP, SUB_W
+from ._layout import H_NOSUB, H_NSUB, H_N_TX, H_OFF_TX, H_PE, H_SUB, N_SUB, SEP, SUB_W
 
 CONFIRM = 2  # a pair is applied once seen this often (a single sighting is often a resume at a look-alike
              # line: "section" where the input has "package")
@@ -86,7 +86,7 @@ def learn(b, e, added):
     tokens or more, for the first time with these tokens, then differ in exactly one, then agree again, the
     pair (the input's token there, what the output wrote) is seen once more."""
     pe = b[H_PE]
-    if e >= pe:
+    if e >= pe or b[H_NOSUB]:
         return
     ot = b[H_OFF_TX]
     last = ot + b[H_N_TX] - 1

@@ -16,7 +16,7 @@ from .index import Arena, Memory, as_token_ids, new_automaton, text_of
 from .index.cursors import append_one
 from .index.propose import propose_batch, propose_single, scratch, scratch_cols, step_batch, step_single
 from .index.corpus import CorpusIndex, load_corpus
-from .index._layout import H_N_TX, H_PE, H_SIZE, SEP
+from .index._layout import H_N_TX, H_NOSUB, H_PE, H_SIZE, SEP
 
 MAX_DRAFT_LIMIT = 1024
 EXT_TIERS = 5  # memory segments (<= 4) + corpus: a fixed tuple size keeps one compiled variant
@@ -85,6 +85,8 @@ class DrafterConfig:
                                  # the text broke off from the earlier one (index/analogy.py); 0 = off
     substitute: bool = True     # learn tokens the output writes in place of an input token (a rename, a
                                 # re-indent) and draft copies of the input with them (index/substitute.py)
+    value_ends: bool = True     # learn where values copied from the input end and the template resumes, and
+                                # fork drafts of a value back to the template there (index/value_end.py)
     memory_tokens: int = 4_000_000
     memory_segments: int = 4
 
@@ -123,8 +125,9 @@ class Drafter:
             raise ValueError(f"DrafterConfig.copy_weight must be finite and >= 0 (0 = off), got {c.copy_weight}")
         if not 0.0 <= c.analogy_weight < float("inf"):
             raise ValueError(f"DrafterConfig.analogy_weight must be finite and >= 0 (0 = off), got {c.analogy_weight}")
-        if not isinstance(c.substitute, (bool, np.bool_)):
-            raise ValueError(f"DrafterConfig.substitute must be True or False, got {c.substitute!r}")
+        for name in ("substitute", "value_ends", "normalize"):
+            if not isinstance(getattr(c, name), (bool, np.bool_)):
+                raise ValueError(f"DrafterConfig.{name} must be True or False, got {getattr(c, name)!r}")
         self.arena = Arena()
         self.memory = Memory(self.arena, c.memory_tokens, c.memory_segments)
         self.corpus = None
@@ -185,7 +188,8 @@ class Drafter:
             if scratch_cols(budget, c.occurrences) > self._scratch[1].shape[1]:
                 self._scratch = scratch(budget, c.occurrences)
             p = np.array([budget, self.tree, c.occurrences, c.min_prob, c.alpha, c.half_len, c.window,
-                          c.backoff, c.power, c.self_weight, c.normalize, c.copy_weight, c.analogy_weight],
+                          c.backoff, c.power, c.self_weight, c.normalize, c.copy_weight, c.analogy_weight,
+                          c.value_ends],
                          np.float64)
             self._params[budget] = p
         return p
@@ -226,9 +230,9 @@ class Drafter:
             # the reference, then SEP: matches never run across it, and cursors re-sync on the prompt
             self._append_slot(slot, np.concatenate([ref, np.array([SEP], np.int32)]), vocab=-1)
         self._append_slot(slot, prompt)
-        if self.config.substitute:
-            b = self.arena[slot]
-            b[H_PE] = b[H_N_TX]  # the input ends here: substitutions rewrite only text before it
+        b = self.arena[slot]
+        b[H_PE] = b[H_N_TX]  # the input ends here: substitutions rewrite only text before it, values come from it
+        b[H_NOSUB] = not self.config.substitute
         return h
 
     def append(self, h, token_ids):

@@ -141,3 +141,38 @@ def ref_learn(text, pe, pairs, e, added, right=3, span=8, confirm=2, n_sub=2):
         drop = max(i for i, p in enumerate(rest) if p[2] == low)
         rest = rest[:drop] + rest[drop + 1:]
     return [(y, x, seen + 1)] + rest
+
+
+def ref_learn_end(text, pe, vote, p, x):
+    """value_end.learn_end by its definition: vote (input token, output token, count) or None, after a value
+    copied from the input ended at text position p, the output writing x there."""
+    if not 0 <= p < min(pe, len(text)) or text[p] == SEP:
+        return vote
+    t = text[p]
+    if vote is not None and vote[:2] == (t, x):
+        return (t, x, vote[2] + 1)
+    if vote is not None and vote[2] > 1:
+        return (vote[0], vote[1], vote[2] - 1)
+    return (t, x, 1)
+
+
+def ref_value_end(text, pe, vote, a, o, depth, window=128):
+    """value_end.value_end by its definition: (m, r), the value copied from end position a ending at the first
+    of its next `depth` input tokens equal to the vote's input token (the input stopping at pe and at SEP),
+    the template going on at the first position from o (within `window`, followed by text) holding the
+    vote's output token."""
+    if vote is None or o < 0:
+        return -1, -1
+    n = len(text)
+    m = -1
+    for d in range(depth):
+        p = a + 1 + d
+        if p >= min(pe, n) or text[p] == SEP:
+            break
+        if text[p] == vote[0]:
+            m = d
+            break
+    if m < 0:
+        return -1, -1
+    rs = [r for r in range(o, min(o + window, n - 1)) if text[r] == vote[1]]
+    return (m, rs[0]) if rs else (-1, -1)

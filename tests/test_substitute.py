@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from lookahead import Drafter, DrafterConfig
-from lookahead.index._layout import H_NSUB, H_PE, H_SUB, N_SUB, SEP, SUB_W
+from lookahead.index._layout import H_NOSUB, H_NSUB, H_PE, H_SUB, N_SUB, SEP, SUB_W
 from lookahead.index.automaton import extend_many, new_automaton
 from lookahead.index.substitute import CONFIRM, RIGHT, SPAN, learn, mapped
 from greedy import greedy_tau
@@ -71,13 +71,13 @@ def test_a_one_off_edit_is_forgotten():
     assert on >= 0.9 * off, (on, off)  # measured: equal (8.87 tokens per step); the pair is gone
 
 
-def test_off_without_an_input_end():
-    # substitute=False leaves the input end unset: nothing is rewritten, whatever was learned
+def test_off_learns_nothing():
+    # substitute=False: no pair is learned, so nothing is rewritten
     rng = np.random.default_rng(0)
     code = _code(rng, 10)
     _, d, h = _replay([7, 8, NL] + code, [X if t == Y else t for t in code], False)
     b = d.arena[d._requests[h][0]]
-    assert b[H_PE] == 0 and mapped(b, 0, Y) == Y
+    assert b[H_NOSUB] == 1 and b[H_NSUB] == 0 and mapped(b, 0, Y) == Y
 
 
 def test_the_table_keeps_confirmed_pairs():

@@ -1,0 +1,123 @@
+"""Value ends (index/value_end.py): drafts of a value copied from the input fork back to the template where
+the value is predicted to end."""
+import numpy as np
+from hypothesis import given, settings, strategies as st
+
+from lookahead import Drafter, DrafterConfig
+from lookahead.index._layout import H_PE, H_SIZE, H_VE
+from lookahead.index.automaton import extend_many, new_automaton
+from lookahead.index.value_end import WINDOW, learn_end, value_end
+from lookahead.bench.replay import accepted_length
+from greedy import greedy_tau
+from reference_index import ref_learn_end, ref_value_end
+
+
+def _buffer(text, pe, vote):
+    b = extend_many(new_automaton(), np.asarray(text, np.int32))
+    b[H_PE] = pe
+    if vote is not None:
+        b[H_VE], b[H_VE + 1], b[H_VE + 2] = vote[0] + 1, vote[1], vote[2]
+    return b
+
+
+def _vote(b):
+    return None if b[H_VE] == 0 else (int(b[H_VE] - 1), int(b[H_VE + 1]), int(b[H_VE + 2]))
+
+
+votes = st.none() | st.tuples(st.integers(0, 3), st.integers(0, 3), st.integers(1, 3))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(-1, 3), min_size=1, max_size=60), votes, st.data())
+def test_value_end_matches_reference(text, vote, data):
+    n = len(text)
+    pe = data.draw(st.integers(0, n))
+    a = data.draw(st.integers(-1, n - 1))
+    o = data.draw(st.integers(-1, n))
+    depth = data.draw(st.integers(1, 16))
+    b = _buffer(text, pe, vote)
+    assert value_end(b, a, o, depth) == ref_value_end(text, pe, vote, a, o, depth, WINDOW)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(-1, 3), min_size=1, max_size=30), votes,
+       st.lists(st.tuples(st.integers(-1, 31), st.integers(0, 3)), max_size=8), st.data())
+def test_learn_end_matches_reference(text, vote, ends, data):
+    pe = data.draw(st.integers(0, len(text)))
+    b = _buffer(text, pe, vote)
+    x_at = H_SIZE - 1  # learn_end reads the output token from the buffer: put it in a spare header slot
+    assert H_VE + 3 <= x_at
+    for p, x in ends:
+        b[x_at] = x
+        learn_end(b, p, x_at)
+        vote = ref_learn_end(text, pe, vote, p, x)
+        assert _vote(b) == vote
+
+
+def _records(rng, n_rec):
+    """Records ("A: value NL B: value NL C: value NL") and the JSON-like objects made of them (values end with
+    QEND where the record has NL)."""
+    A, B, C, COLON, NL, OPEN, CLOSE, QA, QB, QC, QEND, SP = range(1, 13)
+    prompt, out = [20, NL], []
+    for _ in range(n_rec):
+        vals = [rng.integers(100, 5000, int(rng.integers(3, 8))).tolist() for _ in range(3)]
+        for key, v in zip((A, B, C), vals):
+            prompt += [key, COLON, SP] + v + [NL]
+        out += [OPEN]
+        for key, v in zip((QA, QB, QC), vals):
+            out += [key] + v + [QEND]
+        out += [CLOSE]
+    return prompt, out
+
+
+def _tau(on, prompt, out, tree):
+    d = Drafter(max_draft=16, tree=tree, learn=False, config=DrafterConfig(value_ends=on))
+    return greedy_tau(d, prompt, out)
+
+
+def test_values_fork_back_to_the_template():
+    # without value ends, every value's draft runs on into the record (NL, the next key) and the target breaks
+    # off there; with them the draft goes on with QEND and the next key of the template
+    rng = np.random.default_rng(0)
+    prompt, out = _records(rng, 12)
+    for tree in (False, True):
+        (on, h), (off, _) = _tau(True, prompt, out, tree), _tau(False, prompt, out, tree)
+        assert on > 1.1 * off, (tree, on, off)
+
+
+def test_the_vote_holds_the_records_line_end():
+    rng = np.random.default_rng(1)
+    prompt, out = _records(rng, 6)
+    d = Drafter(max_draft=16, learn=False)
+    _, h = greedy_tau(d, prompt, out)
+    b = d.arena[d._slot(h)]
+    assert _vote(b)[:2] == (5, 11) and _vote(b)[2] >= 2  # NL in the record, QEND in the object
+
+
+def _draft_in_second_value(config):
+    """(best path, value, record's continuation) two tokens into object 2's first value (the values of object
+    1 taught where values end), the output replayed greedily up to there (so the pointer and the analogy
+    follow as in an engine)."""
+    rng = np.random.default_rng(2)
+    prompt, out = _records(rng, 4)
+    d = Drafter(max_draft=16, learn=False, config=config)
+    h = d.begin(prompt)
+    second = out.index(6, out.index(6, 1) + 1)  # object 2 (OPEN)
+    cut = second + 4  # its first key (QA) and two tokens of its value
+    pos = 0
+    while pos < cut:
+        dr = d.propose(h)
+        adv = min(accepted_length(dr.tokens, dr.parents, out[pos:]) + 1, cut - pos)
+        d.append(h, out[pos:pos + adv])
+        pos += adv
+    v = out[second + 2:out.index(11, second)]
+    at = [i for i in range(len(prompt) - len(v)) if prompt[i:i + len(v)] == v][0] + len(v)
+    return d.propose(h).best_path().tolist(), v, prompt[at:at + 2]
+
+
+def test_a_value_draft_ends_with_the_template():
+    path, v, record = _draft_in_second_value(DrafterConfig())
+    want = v[2:] + [11, 9]  # the rest of the value, QEND, then the next key as object 0 wrote it (QB)
+    assert path[:len(want)] == want
+    path, v, record = _draft_in_second_value(DrafterConfig(value_ends=False))
+    assert path[:len(v) - 2 + 2] == v[2:] + record  # the record's NL and next key (B)
