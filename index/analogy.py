@@ -31,7 +31,7 @@ from numba import njit
 
 from ._layout import H_AN, H_N_TX, H_OFF_ST, H_OFF_TX, S_CLONE, S_LTH, SEP, ST_W
 from .automaton import match_step, occurrences
-from .pointer import backmatch
+from .pointer import agree, backmatch
 from .value_end import learn_end
 
 SRC = 8       # tokens of a continuation (at most) that identify where it was copied from
@@ -118,17 +118,6 @@ def place(b, d, j):
 
 
 @njit(cache=True, inline="always")
-def _agree(b, a, added):
-    """How many of the `added` tokens just appended equal those after end position a."""
-    ot = b[H_OFF_TX]
-    n = b[H_N_TX]
-    k = 0
-    while k < added and a + 1 + k < n - added and b[ot + a + 1 + k] == b[ot + n - added + k]:
-        k += 1
-    return k
-
-
-@njit(cache=True, inline="always")
 def _resume(b, o, j):
     """The first end position within WINDOW tokens after o where the text's last j tokens occur (followed by
     text), else -1: where the template left at o goes on after the value the target wrote."""
@@ -166,7 +155,7 @@ def follow(b, added):
     d = b[H_AN + 1] - 1
     b[H_AN + 1] = 0
     if a >= 0:
-        k = _agree(b, a, added)
+        k = agree(b, a, added)
         if k == added:
             b[H_AN] = a + added + 1
             return
@@ -175,7 +164,7 @@ def follow(b, added):
             o = b[H_AN + 2] - 1
             b[H_AN + 2] = 0
             j = added - k
-            learn_end(b, a + k + 1, b[H_OFF_TX] + b[H_N_TX] - added + k)
+            learn_end(b, a + k + 1, b[b[H_OFF_TX] + b[H_N_TX] - added + k])
             if o >= 0:  # any number of new tokens: a draft that forked at the value's end wrote the template
                 r = _resume(b, o, j)
                 if r >= 0:
@@ -185,6 +174,6 @@ def follow(b, added):
         if _look_up(b, a, k, added):
             return
     if d >= 0:
-        k = _agree(b, d, added)
+        k = agree(b, d, added)
         if k < added:
             _look_up(b, d, k, added)

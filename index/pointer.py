@@ -74,6 +74,17 @@ def candidate(b):
 
 
 @njit(cache=True, inline="always")
+def agree(b, a, added):
+    """How many of the `added` tokens just appended equal those after end position a."""
+    ot = b[H_OFF_TX]
+    n = b[H_N_TX]
+    k = 0
+    while k < added and a + 1 + k < n - added and b[ot + a + 1 + k] == b[ot + n - added + k]:
+        k += 1
+    return k
+
+
+@njit(cache=True, inline="always")
 def _value_ended(b, nxt, added):
     """The copy goes back from the current run (place nxt - 1) to the previous one: when that is a copy of
     the input left for the output's own text (a value ended, the template resumes), the token where the
@@ -81,13 +92,9 @@ def _value_ended(b, nxt, added):
     pe = b[H_PE]
     if nxt <= 0 or nxt - 1 >= pe or b[H_CP + 1] - 1 < pe:
         return
-    ot = b[H_OFF_TX]
-    n = b[H_N_TX]
-    j = 0
-    while j < added and nxt + j < n - added and b[ot + nxt + j] == b[ot + n - added + j]:
-        j += 1
+    j = agree(b, nxt - 1, added)
     if j < added:
-        learn_end(b, nxt + j, ot + n - added + j)
+        learn_end(b, nxt + j, b[b[H_OFF_TX] + b[H_N_TX] - added + j])
 
 
 @njit(cache=True)

@@ -15,13 +15,13 @@ rescans anything:
 import numpy as np
 from numba import njit
 
-from ._layout import CUR_W, H_AN, H_CP, H_CUR, H_N_TX, H_NSUB, H_OFF_TX, H_PE, H_VE, N_CUR, SEP
+from ._layout import CUR_W, H_AN, H_CP, H_CUR, H_N_TX, H_NSUB, H_OFF_TX, H_PE, N_CUR, SEP
 from .automaton import extend, extend_many, match_step, occurrences, self_cursor, slen, slink
 from .cursors import append_core, check_ids, cursor_entry
 from .analogy import live
 from .pointer import AGREE, backmatch, candidate
 from .substitute import mapped
-from .value_end import value_end
+from .value_end import POINTER_VOTES, value_end
 
 MAX_TIERS = 1 + N_CUR
 MAX_BACKOFF = 4
@@ -165,10 +165,8 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff, power, alpha0, half_len,
             cap = min(Lmax, AGREE)
             cw = copy_w * (backmatch(b, ce, cap) / cap) ** power
             pr = b[H_CP + 1] - 1
-            # a value copied from the input, the template before it; a pair voted for once is not enough here
-            # (code edits leave the input and come back for other reasons: code_edit tau 10.072 -> 10.091)
-            if ends and ce < b[H_PE] and pr >= b[H_PE] and b[H_VE + 2] >= 2:
-                m, r = value_end(b, ce, pr, depth)
+            if ends and ce < b[H_PE] and pr >= b[H_PE]:  # a value copied from the input, the template before it
+                m, r = value_end(b, ce, pr, depth, POINTER_VOTES)
                 if m >= 0:  # the pointer's weight goes to the template where the value ends
                     nn = _insert_spliced(b, ce, m, r, cw, depth, t_tok, t_par, t_child, t_sib, t_w, nn)
                     ce = -1
@@ -206,7 +204,7 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff, power, alpha0, half_len,
         b[H_AN + 1] = occbuf[0] + 1 if src[0] == 0 else 0  # where this draft copies from (analogy.follow)
         a = live(b)
         if a >= 0:
-            m, r = value_end(b, a, b[H_AN + 2] - 1, depth) if ends and b[H_AN + 3] == 1 else (-1, -1)
+            m, r = value_end(b, a, b[H_AN + 2] - 1, depth, 1) if ends and b[H_AN + 3] == 1 else (-1, -1)
             if m >= 0:  # a value: both where it is predicted to end and where the input goes on
                 nn = _insert_spliced(b, a, m, r, an_w, depth, t_tok, t_par, t_child, t_sib, t_w, nn)
             nn = _insert(b, a, an_w, depth, t_tok, t_par, t_child, t_sib, t_w, nn)

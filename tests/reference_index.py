@@ -156,12 +156,12 @@ def ref_learn_end(text, pe, vote, p, x):
     return (t, x, 1)
 
 
-def ref_value_end(text, pe, vote, a, o, depth, window=128):
+def ref_value_end(text, pe, vote, a, o, depth, votes, window=128):
     """value_end.value_end by its definition: (m, r), the value copied from end position a ending at the first
     of its next `depth` input tokens equal to the vote's input token (the input stopping at pe and at SEP),
     the template going on at the first position from o (within `window`, followed by text) holding the
-    vote's output token."""
-    if vote is None or o < 0:
+    vote's output token; nothing when the vote has fewer than `votes` votes."""
+    if vote is None or vote[2] < votes or o < 0:
         return -1, -1
     n = len(text)
     m = -1
