@@ -36,8 +36,13 @@ def warmup():
         out = (np.empty((1, 4), np.int32), np.empty((1, 4), np.int32), np.empty((1, 4), np.float32),
                np.empty(1, np.int64))
         propose_batch(arena.buffers, np.array([slot], np.int64), ext, params, *out, si, sf)
-        propose_single(*bufs, ext_t, params, si, sf)
-        step_single(*bufs, toks[:1], ext_t, params, 0, si, sf)
+        packed = np.empty(12, np.int32)
+        propose_single(*bufs, ext_t, params, si, sf, packed)
+        grown, n = step_single(*bufs, toks[:1], ext_t, params, 0, si, sf, packed)
+        assert n >= 0
+        if grown is not None:
+            bufs = (grown,) + bufs[1:]
+            arena.set(slot, grown)
         if step_batch(arena.buffers, np.array([slot], np.int64), toks[:1], np.array([0, 1], np.int64), ext, params,
                       0, *out, si, sf):
             arena.sync(slot)

@@ -21,6 +21,8 @@ from .index._layout import H_N_TX, H_NOSUB, H_PE, H_SIZE, SEP
 MAX_DRAFT_LIMIT = 1024
 EXT_TIERS = 5  # memory segments (<= 4) + corpus: a fixed tuple size keeps one compiled variant
 _DUMMY = np.zeros(H_SIZE, np.int32)
+_I32 = np.dtype(np.int32)
+_SLAB_DRAFTS = 256  # single-request drafts are carved out of one allocation (numpy's np.empty costs ~0.3 us)
 
 
 @dataclass(slots=True, eq=False)
@@ -91,13 +93,6 @@ class DrafterConfig:
     memory_segments: int = 4
 
 
-def _unpack(packed):
-    """A Draft viewing the int32 [3 * n] array the single-request native calls return (tokens, parents, then
-    the probabilities' float32 bits)."""
-    n = packed.shape[0] // 3
-    return Draft(packed[:n], packed[n:2 * n], packed[2 * n:].view(np.float32))
-
-
 def _check_budget(n, what="max_draft"):
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
         raise TypeError(f"{what} must be an int, got {type(n).__name__}")
@@ -144,6 +139,8 @@ class Drafter:
         self._params = {}
         self._scratch = scratch(MAX_DRAFT_LIMIT if self.max_draft > 64 else 64, c.occurrences)
         self._out = None
+        self._slab = self._slab_f = np.empty(0, np.int32)
+        self._slab_at = 0
         self._refresh_tiers()
 
     # -- tiers -------------------------------------------------------------------------------------
@@ -196,7 +193,7 @@ class Drafter:
 
     def _ids(self, token_ids):
         """token_ids as int32; a contiguous int32 array passes as is (its range is checked in the native call)."""
-        if (type(token_ids) is np.ndarray and token_ids.dtype == np.int32 and token_ids.ndim == 1
+        if (type(token_ids) is np.ndarray and token_ids.dtype is _I32 and token_ids.ndim == 1
                 and token_ids.flags.c_contiguous):
             return token_ids
         return as_token_ids(token_ids, "token_ids", self.vocab_size)
@@ -265,29 +262,53 @@ class Drafter:
         """Draft for request h: at most max_draft (default: the drafter's) nodes."""
         slot = self._slot(h)
         budget = self.max_draft if max_draft is None else _check_budget(max_draft)
-        return _unpack(propose_single(self.arena[slot], *self._ext_bufs, self._ext_tuple,
-                                      self._param_array(budget), *self._scratch))
+        out, at = self._carve(budget)
+        n = propose_single(self.arena[slot], *self._ext_bufs, self._ext_tuple, self._param_array(budget),
+                           *self._scratch, out)
+        return self._draft(at, n, budget)
 
     def step(self, h, token_ids, max_draft=None):
         """append(h, token_ids) then propose(h), in one native call: the cheapest per-step path."""
         slot = self._slot(h)
         toks = self._ids(token_ids)
         budget = self.max_draft if max_draft is None else _check_budget(max_draft)
-        grown, packed, ok = step_single(self.arena.py[slot], *self._ext_bufs, toks, self._ext_tuple,
-                                        self._param_array(budget), self._vocab, *self._scratch)
-        if not ok:
+        out, at = self._carve(budget)
+        grown, n = step_single(self.arena.py[slot], *self._ext_bufs, toks, self._ext_tuple,
+                               self._param_array(budget), self._vocab, *self._scratch, out)
+        if n < 0:
             self._name_bad_id(toks)
         if grown is not None:
             self.arena.set(slot, grown)
-        return _unpack(packed)
+        return self._draft(at, n, budget)
+
+    def _carve(self, budget):
+        """The next unused int32 [3 * budget] piece of the slab (a single-request draft's own storage) and its
+        offset. Drafts view their piece, so a full slab is replaced, never reused."""
+        at = self._slab_at
+        if at + 3 * budget > self._slab.shape[0]:
+            self._slab = np.empty(3 * budget * _SLAB_DRAFTS, np.int32)
+            self._slab_f = self._slab.view(np.float32)
+            at = 0
+        self._slab_at = at + 3 * budget
+        return self._slab[at:at + 3 * budget], at
+
+    def _draft(self, at, n, budget):
+        """The Draft a native call wrote into the piece at `at`: n tokens, then parents, then the probabilities'
+        float32 bits, each part `budget` long."""
+        at2 = at + budget
+        at3 = at2 + budget
+        return Draft(self._slab[at:at + n], self._slab[at2:at2 + n], self._slab_f[at3:at3 + n])
 
     def propose_many(self, handles, max_draft=None):
         """Drafts for several requests in one native call; returns a list of Draft."""
         toks, pars, probs, n = self.propose_arrays(handles, max_draft)
-        # one copy per field for the whole batch (the arrays above are reused by the next call), then each
-        # Draft views its own row: a third cheaper than three copies per request
-        toks, pars, probs = toks.copy(), pars.copy(), probs.copy()
-        return [Draft(toks[i, :k], pars[i, :k], probs[i, :k]) for i, k in enumerate(n.tolist())]
+        # one flat copy per field for the whole batch (the arrays above are reused by the next call), then each
+        # Draft views its own row: a third cheaper than three copies per request, and 1-D slices with
+        # precomputed ends are the cheapest views numpy makes
+        w = toks.shape[1]
+        starts = np.arange(0, w * len(n), w)
+        toks, pars, probs = toks.flatten(), pars.flatten(), probs.flatten()
+        return [Draft(toks[o:e], pars[o:e], probs[o:e]) for o, e in zip(starts.tolist(), (starts + n).tolist())]
 
     def step_arrays(self, handles, token_ids, max_draft=None):
         """append + propose for a whole batch in one native call (what a serving loop does every step).

@@ -211,6 +211,24 @@ def test_step_equals_append_then_propose():
         assert x.tokens.tolist() == y.tokens.tolist() and x.parents.tolist() == y.parents.tolist()
 
 
+def test_drafts_keep_their_values_after_later_calls():
+    """Single-request drafts share preallocated storage: a Draft must not change when later calls (more than
+    one slab's worth, with budgets of different sizes) are made."""
+    rng = np.random.default_rng(5)
+    s = rng.integers(0, 4, 2000).astype(np.int32)
+    d = Drafter(max_draft=8, tree=True)
+    h = d.begin(s[:200])
+    kept = []
+    for i in range(200, 1400):
+        budget = [None, 3, 40][i % 3]
+        x = d.step(h, s[i:i + 1], max_draft=budget) if i % 2 else d.propose(h, max_draft=budget)
+        check_draft(x, budget or 8)
+        kept.append((x, x.tokens.tolist(), x.parents.tolist(), x.probs.tolist()))
+    assert sum(len(x) for x, *_ in kept) > 1000  # real drafts, not empty ones
+    for x, t, p, q in kept:
+        assert x.tokens.tolist() == t and x.parents.tolist() == p and x.probs.tolist() == q
+
+
 @pytest.mark.parametrize("tree", [False, True])
 def test_step_arrays_equals_step_per_request(tree):
     """The batched step (one native call) gives each request what append + propose gives it, across memory
