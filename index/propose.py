@@ -11,12 +11,14 @@ rescans anything:
              follows the heaviest child; a tree takes the `budget` nodes of highest path probability (which is
              always a tree, since a path's probability never exceeds its prefix's). When the best path runs
              out of recorded text, cursors advance virtually along it and another round continues it.
+    A response's first draft opens the way earlier responses did, then copies the input from that opening
+    (_start_splice).
 """
 import numpy as np
 from numba import njit
 
-from ._layout import CUR_W, H_AN, H_CP, H_CUR, H_N_TX, H_NSUB, H_OFF_TX, H_PE, N_CUR, SEP
-from .automaton import extend, extend_many, match_step, occurrences, self_cursor, slen, slink
+from ._layout import CUR_W, H_AN, H_CP, H_CUR, H_N_TX, H_NSUB, H_OFF_TX, H_PE, N_CUR, SEP, get_edge
+from .automaton import edge_to, extend, extend_many, match_step, occurrences, self_cursor, slen, slink
 from .cursors import append_core, check_ids, cursor_entry
 from .analogy import live
 from .pointer import AGREE, backmatch, candidate
@@ -212,6 +214,47 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff, power, alpha0, half_len,
 
 
 @njit(cache=True, inline="always")
+def _opening(B, slot, tb, tv, tl, nt, occbuf, spare):
+    """At a response's first draft (no output yet): the token that followed the most recent occurrence of the
+    longest match in another tier (memory, corpus), i.e. how earlier responses opened; -1 when no other tier
+    matched or the request already has output."""
+    b = B[slot]
+    if not (b[H_PE] > 0 and b[H_N_TX] == b[H_PE]):
+        return -1
+    x = -1
+    best = 0
+    for i in range(nt):
+        if tb[i] == slot or tl[i] <= best:
+            continue
+        eb = B[tb[i]]
+        if _recent_occurrences(eb, tv[i], occbuf, 1, spare) > 0:  # followed by a real token
+            x = eb[eb[H_OFF_TX] + occbuf[0] + 1]
+            best = tl[i]
+    return x
+
+
+@njit(cache=True, inline="always")
+def _start_splice(b, x, occ, self_w, depth, t_tok, t_par, t_child, t_sib, t_w, occbuf, spare, nn):
+    """A response that opens with x (a code fence, a bracket) often begins there to copy the input: ```python
+    then the code block the prompt quoted. So the input's text from its most recent occurrences of x on joins
+    the trie under x, with self_w times x's weight (the request's own text over memory, as elsewhere)."""
+    c = t_child[0]
+    while c != -1 and t_tok[c] != x:
+        c = t_sib[c]
+    if c == -1:
+        return nn
+    e = get_edge(b, 0, x)
+    if e == -1:
+        return nn
+    k = _recent_occurrences(b, edge_to(b, e), occbuf, occ, spare)
+    w = self_w * t_w[c] / max(k, 1)
+    for j in range(k):
+        if occbuf[j] >= 1:
+            nn = _insert(b, occbuf[j] - 1, w, depth, t_tok, t_par, t_child, t_sib, t_w, nn)
+    return nn
+
+
+@njit(cache=True, inline="always")
 def _best_child(node, t_child, t_sib, t_w):
     best = -1
     c = t_child[node]
@@ -291,7 +334,7 @@ def propose_one(B, slot, ext, params, out_tok, out_par, out_prob, scratch_i, scr
     """Draft for request `slot` into out_* (each >= budget long); returns the number of nodes.
 
     params: float64 [budget, tree, occurrences, min_prob, alpha, half_len, window, backoff, power, self_weight,
-    normalize, copy_weight, analogy_weight, value_ends]."""
+    normalize, copy_weight, analogy_weight, value_ends, response_start]."""
     budget = int(params[0])
     tree = params[1] != 0
     occ = int(params[2])
@@ -343,14 +386,22 @@ def propose_one(B, slot, ext, params, out_tok, out_par, out_prob, scratch_i, scr
     attach = -1
     base = 1.0
     own = nt > 0 and tb[0] == slot  # tier 0 is the request's own text (it matched); rounds keep the tiers
+    opening = _opening(B, slot, tb, tv, tl, nt, occbuf, cand) if params[14] != 0 else -1
     while n_out < budget and nt > 0:
         left = budget - n_out
+        first = attach == -1
+        # a response's first token follows earlier responses rather than the prompt's own continuation, so the
+        # request's text gets no extra weight there (its copy comes in through _start_splice)
+        mine = own and not (opening >= 0 and first)
         nn, alpha = _build_trie(B, tb, tv, tl, nt, left, occ, backoff, power, alpha0, half_len,
-                                self_w if own else 1.0, norm, copy_w if own and attach == -1 else 0.0,
-                                an_w if own and attach == -1 else 0.0, ends, t_tok, t_par, t_child, t_sib, t_w,
-                                occbuf, src, cand)
+                                self_w if mine else 1.0, norm, copy_w if mine and first else 0.0,
+                                an_w if mine and first else 0.0, ends, t_tok, t_par, t_child, t_sib, t_w, occbuf,
+                                src, cand)
         if nn == 1:
             break
+        if opening >= 0 and first:
+            nn = _start_splice(b, opening, occ, self_w, left, t_tok, t_par, t_child, t_sib, t_w, occbuf, cand,
+                               nn)
         start = n_out
         n_out, leaf = _select(nn, alpha, left, tree, min_prob, base, attach, t_tok, t_par, t_child, t_sib,
                               t_w, t_prob, t_out, out_tok, out_par, out_prob, n_out, cand)

@@ -89,6 +89,10 @@ class DrafterConfig:
                                 # re-indent) and draft copies of the input with them (index/substitute.py)
     value_ends: bool = True     # learn where values copied from the input end and the template resumes, and
                                 # fork drafts of a value back to the template there (index/value_end.py)
+    response_start: bool = True  # a response's first draft, when memory or a corpus matched: the opening
+                                 # earlier responses began with (a code fence), then the input from where that
+                                 # opening occurs in it (the code block the prompt quoted); the request's text
+                                 # gets no extra weight there (index/propose.py _start_splice)
     memory_tokens: int = 4_000_000
     memory_segments: int = 4
 
@@ -120,7 +124,7 @@ class Drafter:
             raise ValueError(f"DrafterConfig.copy_weight must be finite and >= 0 (0 = off), got {c.copy_weight}")
         if not 0.0 <= c.analogy_weight < float("inf"):
             raise ValueError(f"DrafterConfig.analogy_weight must be finite and >= 0 (0 = off), got {c.analogy_weight}")
-        for name in ("substitute", "value_ends", "normalize"):
+        for name in ("substitute", "value_ends", "response_start", "normalize"):
             if not isinstance(getattr(c, name), (bool, np.bool_)):
                 raise ValueError(f"DrafterConfig.{name} must be True or False, got {getattr(c, name)!r}")
         self.arena = Arena()
@@ -186,7 +190,7 @@ class Drafter:
                 self._scratch = scratch(budget, c.occurrences)
             p = np.array([budget, self.tree, c.occurrences, c.min_prob, c.alpha, c.half_len, c.window,
                           c.backoff, c.power, c.self_weight, c.normalize, c.copy_weight, c.analogy_weight,
-                          c.value_ends],
+                          c.value_ends, c.response_start],
                          np.float64)
             self._params[budget] = p
         return p

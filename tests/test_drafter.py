@@ -349,7 +349,8 @@ def test_copy_returns_to_the_template_after_a_copied_value():
                                       ({"copy_weight": float("nan")}, "copy_weight"),
                                       ({"analogy_weight": -1.0}, "analogy_weight"),
                                       ({"substitute": "yes"}, "substitute"),
-                                      ({"value_ends": 1}, "value_ends"), ({"normalize": None}, "normalize")])
+                                      ({"value_ends": 1}, "value_ends"), ({"response_start": 0}, "response_start"),
+                                      ({"normalize": None}, "normalize")])
 def test_bad_config(kw, name):
     with pytest.raises(ValueError, match=f"DrafterConfig.{name}"):
         Drafter(config=DrafterConfig(**kw))

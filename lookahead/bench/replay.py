@@ -99,11 +99,12 @@ ALL_DRAFTERS = ("lookahead-chain", "lookahead-tree", "ngram", "suffix", "suffix-
                 "oracle-all")
 
 
-def context_sweep(text, lengths, names, budget, steps=200, passes=3):
+def context_sweep(text, lengths, names, budget, steps=200, passes=3, short_passes=12):
     """µs per request-step (append one token + propose) at each context length, and µs per prompt token to
     start a request, for each drafter; `text` is real token ids, repeated as needed. Both are the best of
-    `passes` runs, each on a fresh drafter (so none learns from another), which keeps the figures stable on
-    a machine shared with other work."""
+    `passes` runs (`short_passes` up to 8k tokens, where one run is a fraction of a millisecond and a single
+    pause of a machine shared with other work would decide it), each on a fresh drafter (so none learns from
+    another)."""
     need = max(lengths) + steps + 1
     reps = -(-need // len(text))
     text = np.tile(np.asarray(text, np.int32), reps)[:need]
@@ -115,7 +116,7 @@ def context_sweep(text, lengths, names, budget, steps=200, passes=3):
             n = min(steps, 40) if name == "pld" else steps
             t_begin = t_step = float("inf")
             name_of = None
-            for _ in range(passes):
+            for _ in range(short_passes if L <= 8192 else passes):
                 made, _ = make_adapters([name], budget)
                 if not made:
                     break

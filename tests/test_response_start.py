@@ -1,0 +1,64 @@
+"""Response start (index/propose.py _start_splice): a response's first draft is the opening earlier responses
+began with, then the input from where that opening token occurs in it."""
+import numpy as np
+import pytest
+
+from lookahead import Drafter, DrafterConfig
+from lookahead.bench.replay import accepted_length
+
+FENCE, LANG, NL = 9, 5, 7  # "```", "python", a newline: the prompt quotes a code block, the answer opens one
+
+
+def _requests(n, seed=0):
+    """Prompts that quote a code block and end with its closing fence; each answer re-opens the fence and
+    copies the block (the code changes from request to request)."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(n):
+        code = rng.integers(100, 400, 40).tolist()
+        # "... as a ```python block.\n\n```python\n<code>\n```"; the answer: "```python\n<code'>\n```"
+        prompt = [1, 2, 3, 4, FENCE, LANG, 6, 8, FENCE, LANG, NL] + code + [NL, FENCE]
+        answer = [FENCE, LANG, NL] + code + [NL, FENCE]
+        out.append((prompt, answer))
+    return out
+
+
+def _first_steps(on, tree):
+    d = Drafter(max_draft=16, tree=tree, config=DrafterConfig(response_start=on))
+    firsts = []
+    for prompt, answer in _requests(6):
+        h = d.begin(prompt)
+        dr = d.propose(h)
+        firsts.append(accepted_length(dr.tokens, dr.parents, np.asarray(answer, np.int32)))
+        d.append(h, answer)
+        d.end(h)
+    return firsts
+
+
+@pytest.mark.parametrize("tree", [False, True])
+def test_first_draft_opens_the_fence_then_copies_the_quoted_block(tree):
+    on, off = _first_steps(True, tree), _first_steps(False, tree)
+    # from the second request on, memory knows answers open with the fence: the draft is the fence, then the
+    # block the prompt quoted (the chain: 16 tokens, the whole budget; the tree also keeps a branch for the
+    # previous answer's code, so about half); without it, the prompt's own continuation after its last fence
+    # (no fence: 0 tokens) or the fence and the previous answer's code (3 tokens) is drafted
+    assert min(on[1:]) >= (8 if tree else 16), on
+    assert max(off[1:]) <= 3, off
+
+
+def test_only_a_responses_first_draft_changes():
+    """Once any output is appended, both settings draft the same (the first proposal is skipped here)."""
+    rng = np.random.default_rng(3)
+    ds = [Drafter(max_draft=12, tree=True, config=DrafterConfig(response_start=on)) for on in (True, False)]
+    for prompt, answer in _requests(5, seed=1):
+        hs = [d.begin(prompt) for d in ds]
+        pos = 0
+        while pos < len(answer):
+            k = int(rng.integers(1, 4))
+            for d, h in zip(ds, hs):
+                d.append(h, answer[pos:pos + k])
+            pos += k
+            a, b = (d.propose(h) for d, h in zip(ds, hs))
+            assert a.tokens.tolist() == b.tokens.tolist() and a.parents.tolist() == b.parents.tolist()
+        for d, h in zip(ds, hs):
+            d.end(h)
