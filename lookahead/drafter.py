@@ -22,7 +22,9 @@ MAX_DRAFT_LIMIT = 1024
 EXT_TIERS = 5  # memory segments (<= 4) + corpus: a fixed tuple size keeps one compiled variant
 _DUMMY = np.zeros(H_SIZE, np.int32)
 _I32 = np.dtype(np.int32)
-_SLAB_DRAFTS = 256  # single-request drafts are carved out of one allocation (numpy's np.empty costs ~0.3 us)
+# single-request drafts are carved out of one allocation (numpy's np.empty costs ~0.3 us); 64 KiB, so that a
+# kept Draft holds little memory alive (a budget of 16 carves 341 drafts from one)
+_SLAB_INTS = 16384
 
 
 @dataclass(slots=True, eq=False)
@@ -290,7 +292,7 @@ class Drafter:
         offset. Drafts view their piece, so a full slab is replaced, never reused."""
         at = self._slab_at
         if at + 3 * budget > self._slab.shape[0]:
-            self._slab = np.empty(3 * budget * _SLAB_DRAFTS, np.int32)
+            self._slab = np.empty(max(3 * budget, _SLAB_INTS), np.int32)
             self._slab_f = self._slab.view(np.float32)
             at = 0
         self._slab_at = at + 3 * budget
