@@ -17,8 +17,8 @@ rescans anything:
 import numpy as np
 from numba import njit
 
-from ._layout import CUR_W, H_AN, H_CP, H_CUR, H_N_TX, H_NSUB, H_OFF_TX, H_PE, N_CUR, SEP, get_edge
-from .automaton import edge_to, extend, extend_many, match_step, occurrences, self_cursor, slen, slink
+from ._layout import CUR_W, H_AN, H_CP, H_CUR, H_N_TX, H_NSUB, H_OFF_TX, H_PE, N_CUR, SEP
+from .automaton import extend, extend_many, match_step, occurrences, self_cursor, slen, slink
 from .cursors import append_core, check_ids, cursor_entry
 from .analogy import live
 from .pointer import AGREE, backmatch, candidate
@@ -41,6 +41,15 @@ def add_document(B, slot, tokens):
 @njit(cache=True, inline="always")
 def _alpha(L, alpha0, half_len):
     return alpha0 * half_len / (half_len + L)
+
+
+@njit(cache=True, inline="always")
+def _child(node, tok, t_tok, t_child, t_sib):
+    """The trie child of `node` with token tok, or -1."""
+    c = t_child[node]
+    while c != -1 and t_tok[c] != tok:
+        c = t_sib[c]
+    return c
 
 
 @njit(cache=True, inline="always")
@@ -67,9 +76,7 @@ def _insert_spliced(b, e, m, r, w, depth, t_tok, t_par, t_child, t_sib, t_w, nn)
             break
         if sub:
             tok = mapped(b, p, tok)
-        c = t_child[node]
-        while c != -1 and t_tok[c] != tok:
-            c = t_sib[c]
+        c = _child(node, tok, t_tok, t_child, t_sib)
         if c == -1:
             if nn >= t_tok.shape[0]:
                 break
@@ -238,15 +245,11 @@ def _start_splice(b, x, occ, self_w, depth, t_tok, t_par, t_child, t_sib, t_w, o
     """A response that opens with x (a code fence, a bracket) often begins there to copy the input: ```python
     then the code block the prompt quoted. So the input's text from its most recent occurrences of x on joins
     the trie under x, with self_w times x's weight (the request's own text over memory, as elsewhere)."""
-    c = t_child[0]
-    while c != -1 and t_tok[c] != x:
-        c = t_sib[c]
-    if c == -1:
+    c = _child(0, x, t_tok, t_child, t_sib)
+    v, L = match_step(b, 0, 0, x)  # the state of x alone: all its occurrences
+    if c == -1 or L == 0:
         return nn
-    e = get_edge(b, 0, x)
-    if e == -1:
-        return nn
-    k = _recent_occurrences(b, edge_to(b, e), occbuf, occ, spare)
+    k = _recent_occurrences(b, v, occbuf, occ, spare)
     w = self_w * t_w[c] / max(k, 1)
     for j in range(k):
         if occbuf[j] >= 1:
