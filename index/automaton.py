@@ -103,6 +103,8 @@ def extend(b, c):
             _lt_insert(b, q, cur)
         else:
             clone = _new_state(b, slen(b, p) + 1, 1)
+            # p's own transition on c (found above) moves to the clone without a second probe
+            b[b[H_OFF_ED] + ED_W * e + E_TO] = clone
             e = b[b[H_OFF_ST] + ST_W * q + S_EH]
             while e != -1:
                 oe = b[H_OFF_ED] + ED_W * e
@@ -116,6 +118,7 @@ def extend(b, c):
             _lt_insert(b, parent, clone)
             _lt_insert(b, clone, q)
             _lt_insert(b, clone, cur)
+            p = slink(b, p)
             while p != -1:
                 e = get_edge(b, p, c)
                 if e == -1 or edge_to(b, e) != q:
