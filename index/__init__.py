@@ -1,12 +1,19 @@
 """lookahead.index: numba suffix automata over token ids (never imports torch).
 
-automaton.py  one automaton: extension, match cursors, occurrences
-cursors.py    a request's match cursors into other automata
-pointer.py    a request's copy pointer: where in its own text it is copying from
-propose.py    drafts from a request's automaton and external ones (memory, corpus), batched
-arena.py      all automata of a drafter in one typed List
-memory.py     cross-request memory with a token budget
-corpus.py     static corpus indexes: build, save, mmap load, merge
+_layout.py     the flat int32 buffer of one automaton: header, states, edges, hash, text; growth
+automaton.py   one automaton: extension, match cursors, occurrences
+arena.py       all automata of a drafter in one typed List
+cursors.py     a request's match cursors into other automata; appending tokens
+pointer.py     a request's copy pointer: where in its own text it is copying from
+analogy.py     where a filled-in value comes from, by analogy with earlier values
+value_end.py   where copied values end and the template resumes
+substitute.py  tokens the output consistently writes in place of an input token
+trie.py        the draft trie: continuations merged with weights, emitted as a chain or tree
+propose.py     drafts from a request's automaton and external ones (memory, corpus), batched
+memory.py      cross-request memory with a token budget
+corpus.py      static corpus indexes: build, save, mmap load, merge
+validate.py    token-id checks with errors that name the fix
+warmup.py      compiles (or loads from cache) every native function, and checks that it did
 """
 from .arena import Arena
 from .automaton import extend_many, find_state, match_step, new_automaton, occurrences, self_cursor, text_of

@@ -17,12 +17,12 @@ rescans anything:
 import numpy as np
 from numba import njit
 
-from ._layout import CUR_W, H_AN, H_CP, H_CUR, H_N_TX, H_NSUB, H_OFF_TX, H_PE, N_CUR, SEP
+from ._layout import CUR_W, H_AN, H_CP, H_CUR, H_N_TX, H_OFF_TX, H_PE, N_CUR, SEP
 from .automaton import extend, extend_many, match_step, occurrences, self_cursor, slen, slink
 from .cursors import append_core, check_ids, cursor_entry
 from .analogy import live
 from .pointer import AGREE, backmatch, candidate
-from .substitute import mapped
+from .trie import alpha_at, child_of, insert, insert_spliced, select
 from .value_end import POINTER_VOTES, value_end
 
 MAX_TIERS = 1 + N_CUR
@@ -36,68 +36,6 @@ def add_document(B, slot, tokens):
     b = extend_many(B[slot], tokens)
     b = extend(b, SEP)
     B[slot] = b
-
-
-@njit(cache=True, inline="always")
-def _alpha(L, alpha0, half_len):
-    return alpha0 * half_len / (half_len + L)
-
-
-@njit(cache=True, inline="always")
-def _child(node, tok, t_tok, t_child, t_sib):
-    """The trie child of `node` with token tok, or -1."""
-    c = t_child[node]
-    while c != -1 and t_tok[c] != tok:
-        c = t_sib[c]
-    return c
-
-
-@njit(cache=True, inline="always")
-def _insert(b, e, w, depth, t_tok, t_par, t_child, t_sib, t_w, nn):
-    """Adds the text that followed end position e in automaton b (up to `depth` tokens) with weight w."""
-    return _insert_spliced(b, e, depth, 0, w, depth, t_tok, t_par, t_child, t_sib, t_w, nn)
-
-
-@njit(cache=True, inline="always")
-def _insert_spliced(b, e, m, r, w, depth, t_tok, t_par, t_child, t_sib, t_w, nn):
-    """Adds the m tokens after end position e, then the text from position r on (a value, then the template
-    after it: value_end.py), up to `depth` tokens in all, with weight w."""
-    ot = b[H_OFF_TX]
-    n_tx = b[H_N_TX]
-    sub = b[H_NSUB] > 0  # input tokens the output writes differently (substitute.py)
-    node = 0
-    t_w[0] += w
-    for d in range(depth):
-        p = e + 1 + d if d < m else r + d - m
-        if p >= n_tx:
-            break
-        tok = b[ot + p]
-        if tok == SEP:
-            break
-        if sub:
-            tok = mapped(b, p, tok)
-        c = _child(node, tok, t_tok, t_child, t_sib)
-        if c == -1:
-            if nn >= t_tok.shape[0]:
-                break
-            c = nn
-            nn += 1
-            t_tok[c] = tok
-            t_par[c] = node
-            t_child[c] = -1
-            t_sib[c] = -1
-            t_w[c] = 0.0
-            # appended at the tail: siblings stay in first-seen order (the deterministic tie-break)
-            if t_child[node] == -1:
-                t_child[node] = c
-            else:
-                q = t_child[node]
-                while t_sib[q] != -1:
-                    q = t_sib[q]
-                t_sib[q] = c
-        t_w[c] += w
-        node = c
-    return nn
 
 
 @njit(cache=True, inline="always")
@@ -177,7 +115,7 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff, power, alpha0, half_len,
             if ends and ce < b[H_PE] and pr >= b[H_PE]:  # a value copied from the input, the template before it
                 m, r = value_end(b, ce, pr, depth, POINTER_VOTES)
                 if m >= 0:  # the pointer's weight goes to the template where the value ends
-                    nn = _insert_spliced(b, ce, m, r, cw, depth, t_tok, t_par, t_child, t_sib, t_w, nn)
+                    nn = insert_spliced(b, ce, m, r, cw, depth, t_tok, t_par, t_child, t_sib, t_w, nn)
                     ce = -1
                     cw = 0.0
         if ce >= 0:
@@ -188,7 +126,7 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff, power, alpha0, half_len,
                 for j in range(src[4 * q + 3]):
                     dup = dup or occbuf[q * occ + j] == ce
             if not dup:
-                nn = _insert(b, ce, cw, depth, t_tok, t_par, t_child, t_sib, t_w, nn)
+                nn = insert(b, ce, cw, depth, t_tok, t_par, t_child, t_sib, t_w, nn)
                 ce = -1
     tier = 0
     for q in range(ns):
@@ -203,11 +141,11 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff, power, alpha0, half_len,
         for j in range(src[4 * q + 3]):
             x = occbuf[q * occ + j]
             if tier == 0 and x == ce:
-                nn = _insert(b, x, w + cw, depth, t_tok, t_par, t_child, t_sib, t_w, nn)
+                nn = insert(b, x, w + cw, depth, t_tok, t_par, t_child, t_sib, t_w, nn)
                 ce = -1  # a shorter context's occurrences repeat the longer one's: count it once
             else:
-                nn = _insert(b, x, w, depth, t_tok, t_par, t_child, t_sib, t_w, nn)
-    alpha = _alpha(Lmax, alpha0, half_len)
+                nn = insert(b, x, w, depth, t_tok, t_par, t_child, t_sib, t_w, nn)
+    alpha = alpha_at(Lmax, alpha0, half_len)
     if an_w > 0.0:
         b = B[tb[0]]
         b[H_AN + 1] = occbuf[0] + 1 if src[0] == 0 else 0  # where this draft copies from (analogy.follow)
@@ -215,8 +153,8 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff, power, alpha0, half_len,
         if a >= 0:
             m, r = value_end(b, a, b[H_AN + 2] - 1, depth, 1) if ends and b[H_AN + 3] == 1 else (-1, -1)
             if m >= 0:  # a value: both where it is predicted to end and where the input goes on
-                nn = _insert_spliced(b, a, m, r, an_w, depth, t_tok, t_par, t_child, t_sib, t_w, nn)
-            nn = _insert(b, a, an_w, depth, t_tok, t_par, t_child, t_sib, t_w, nn)
+                nn = insert_spliced(b, a, m, r, an_w, depth, t_tok, t_par, t_child, t_sib, t_w, nn)
+            nn = insert(b, a, an_w, depth, t_tok, t_par, t_child, t_sib, t_w, nn)
     return nn, alpha
 
 
@@ -245,7 +183,7 @@ def _start_splice(b, x, occ, self_w, depth, t_tok, t_par, t_child, t_sib, t_w, o
     """A response that opens with x (a code fence, a bracket) often begins there to copy the input: ```python
     then the code block the prompt quoted. So the input's text from its most recent occurrences of x on joins
     the trie under x, with self_w times x's weight (the request's own text over memory, as elsewhere)."""
-    c = _child(0, x, t_tok, t_child, t_sib)
+    c = child_of(0, x, t_tok, t_child, t_sib)
     v, L = match_step(b, 0, 0, x)  # the state of x alone: all its occurrences
     if c == -1 or L == 0:
         return nn
@@ -253,83 +191,8 @@ def _start_splice(b, x, occ, self_w, depth, t_tok, t_par, t_child, t_sib, t_w, o
     w = self_w * t_w[c] / max(k, 1)
     for j in range(k):
         if occbuf[j] >= 1:
-            nn = _insert(b, occbuf[j] - 1, w, depth, t_tok, t_par, t_child, t_sib, t_w, nn)
+            nn = insert(b, occbuf[j] - 1, w, depth, t_tok, t_par, t_child, t_sib, t_w, nn)
     return nn
-
-
-@njit(cache=True, inline="always")
-def _best_child(node, t_child, t_sib, t_w):
-    best = -1
-    c = t_child[node]
-    while c != -1:
-        if best == -1 or t_w[c] > t_w[best]:
-            best = c
-        c = t_sib[c]
-    return best
-
-
-@njit(cache=True, inline="always")
-def _select(nn, alpha, budget, tree, min_prob, base_prob, attach, t_tok, t_par, t_child, t_sib, t_w,
-            t_prob, t_out, out_tok, out_par, out_prob, n_out, cand):
-    """Emits up to `budget` trie nodes under output node `attach`; returns (n_out, spine leaf trie node)."""
-    t_prob[0] = base_prob
-    t_out[0] = attach
-    used = 0
-    spine = 0
-    if not tree:
-        node = 0
-        while used < budget:
-            c = _best_child(node, t_child, t_sib, t_w)
-            if c == -1:
-                break
-            p = t_prob[node] * t_w[c] / (t_w[node] + alpha)
-            if p < min_prob:
-                break
-            t_prob[c] = p
-            out_tok[n_out] = t_tok[c]
-            out_par[n_out] = t_out[node]
-            out_prob[n_out] = p
-            t_out[c] = n_out
-            n_out += 1
-            used += 1
-            node = c
-        return n_out, node
-    # best-first over the frontier; ties go to the node created first (longer match tier, newer occurrence)
-    nc = 0
-    c = t_child[0]
-    while c != -1:
-        t_prob[c] = base_prob * t_w[c] / (t_w[0] + alpha)
-        cand[nc] = c
-        nc += 1
-        c = t_sib[c]
-    while used < budget and nc > 0:
-        bi = 0
-        for i in range(1, nc):
-            a = cand[i]
-            bb = cand[bi]
-            if t_prob[a] > t_prob[bb] or (t_prob[a] == t_prob[bb] and a < bb):
-                bi = i
-        c = cand[bi]
-        if t_prob[c] < min_prob:
-            break
-        nc -= 1
-        cand[bi] = cand[nc]
-        out_tok[n_out] = t_tok[c]
-        out_par[n_out] = t_out[t_par[c]]
-        out_prob[n_out] = t_prob[c]
-        t_out[c] = n_out
-        n_out += 1
-        used += 1
-        if t_par[c] == spine and _best_child(spine, t_child, t_sib, t_w) == c:
-            spine = c
-        g = t_child[c]
-        while g != -1:
-            if nc < cand.shape[0]:
-                t_prob[g] = t_prob[c] * t_w[g] / (t_w[c] + alpha)
-                cand[nc] = g
-                nc += 1
-            g = t_sib[g]
-    return n_out, spine
 
 
 @njit(cache=True)
@@ -406,7 +269,7 @@ def propose_one(B, slot, ext, params, out_tok, out_par, out_prob, scratch_i, scr
             nn = _start_splice(b, opening, occ, self_w, left, t_tok, t_par, t_child, t_sib, t_w, occbuf, cand,
                                nn)
         start = n_out
-        n_out, leaf = _select(nn, alpha, left, tree, min_prob, base, attach, t_tok, t_par, t_child, t_sib,
+        n_out, leaf = select(nn, alpha, left, tree, min_prob, base, attach, t_tok, t_par, t_child, t_sib,
                               t_w, t_prob, t_out, out_tok, out_par, out_prob, n_out, cand)
         if leaf == 0 or t_child[leaf] != -1 or n_out == start or n_out >= budget:
             break
