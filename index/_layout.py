@@ -57,7 +57,11 @@ SUB_W = 3
 # value ends (value_end.py): 1 + the input token where copied values end (0 = none), the token the output
 # writes there instead, and a vote count
 H_VE = H_SUB + SUB_W * N_SUB
-assert H_VE + 3 <= H_SIZE
+# the break (pointer.py): 1 + the input position where the last long copy of the input broke off (0 = none),
+# and how many tokens the current run has copied
+H_BRK = H_VE + 3
+H_RUN = H_BRK + 1
+assert H_RUN < H_SIZE
 
 # state fields
 ST_W = 7

@@ -15,14 +15,19 @@ two places, the current run and the one before it:
             c = min(Lmax, AGREE) (propose.py). When the current run copies the input and the one before it
             is the output's own text, the copy is a value: its draft goes back to the template where the
             value is predicted to end (value_end.py).
+    break:  when a run that copied LONG or more input tokens stops, the position where it stopped is kept
+            apart from the two runs (an inserted line wanders through places that match it for a few tokens
+            and moves both runs away). Until the copy comes back to it, a proposal also drafts the input from
+            the first place in the WINDOW from there that holds the context's last token (propose.py): that
+            is where the input goes on after an inserted line or a replaced span.
 
-Stored in the request automaton's header (H_CP, H_CP + 1: 1 + a position, 0 = none), so it travels with the
-buffer (growth copies the header) and needs no state outside it.
+Stored in the request automaton's header (H_CP, H_CP + 1, H_BRK: 1 + a position, 0 = none; H_RUN: tokens
+the current run copied), so it travels with the buffer (growth copies the header) and needs no state outside it.
 """
 import numpy as np
 from numba import njit
 
-from ._layout import H_CP, H_N_TX, H_OFF_TX, H_PE, SEP
+from ._layout import H_BRK, H_CP, H_N_TX, H_OFF_TX, H_PE, H_RUN, SEP
 from .automaton import occurrences, self_cursor
 from .substitute import SPAN, forget, learn, mapped
 from .value_end import learn_end
@@ -30,6 +35,7 @@ from .value_end import learn_end
 WINDOW = 64  # tokens searched ahead of a run's place for where it resumes
 NEED = 2     # agreement (capped at the longest match) that resumes a run
 ANCHOR = 4   # a match this long elsewhere means the copy jumped there
+LONG = 8     # a run that copied this many input tokens leaves a break when it stops
 AGREE = 64   # agreement at the pointer is measured up to this many tokens: a bound on a proposal's cost that
              # does not grow with the context (a long copy of repetitive text matches for thousands of tokens)
 
@@ -97,6 +103,31 @@ def _value_ended(b, nxt, added):
         learn_end(b, nxt + j, b[b[H_OFF_TX] + b[H_N_TX] - added + j])
 
 
+@njit(cache=True, inline="always")
+def _heal(b, e):
+    """The copy is at e: a break it has come back to (within WINDOW) is healed."""
+    brk = b[H_BRK] - 1
+    if brk >= 0 and brk - 1 <= e < brk - 1 + WINDOW:
+        b[H_BRK] = 0
+
+
+@njit(cache=True, inline="always")
+def resume_at_break(b):
+    """Where the input goes on after the last long copy of it broke off (an insertion or a replacement in
+    the output): the first place in the WINDOW from the break that holds the text's last token and is
+    followed by input; -1 when there is none."""
+    brk = b[H_BRK] - 1
+    if brk < 0:
+        return -1
+    ot = b[H_OFF_TX]
+    n = b[H_N_TX]
+    t = b[ot + n - 1]
+    for e in range(max(brk - 1, 0), min(brk - 1 + WINDOW, b[H_PE] - 1, n - 1)):
+        if mapped(b, e, b[ot + e]) == t and b[ot + e + 1] != SEP:
+            return e
+    return -1
+
+
 @njit(cache=True)
 def track(b, added):
     """Moves request b's pointer after `added` tokens were appended to its text."""
@@ -110,9 +141,14 @@ def track(b, added):
         e = nxt - 1 + added
         if e < n - 1 and backmatch(b, e, need) >= need:  # the copy went on
             b[H_CP] = e + 1
+            b[H_RUN] += added
+            if b[H_RUN] >= LONG:  # copying again for a while: a break it came back to is healed
+                _heal(b, e)
             forget(b, e, added)
             learn(b, e, added)
             return
+        if nxt - 1 < b[H_PE] and b[H_RUN] >= LONG:  # a long copy of the input broke off here
+            b[H_BRK] = nxt + agree(b, nxt - 1, added) + 1
     for k in range(2):
         if b[H_CP + k] > 0:
             e = _resume(b, b[H_CP + k], need)
@@ -121,6 +157,7 @@ def track(b, added):
                 if k == 1:  # back to the previous run: the current one becomes the previous
                     _value_ended(b, nxt, added)
                     b[H_CP + 1] = nxt
+                b[H_RUN] = 0
                 b[H_CP] = e + 1
                 return
     if L >= ANCHOR:
@@ -134,3 +171,4 @@ def track(b, added):
             learn(b, best, SPAN)
             b[H_CP + 1] = nxt
             b[H_CP] = best + 1
+            b[H_RUN] = 0

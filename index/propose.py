@@ -17,13 +17,15 @@ rescans anything:
 import numpy as np
 from numba import njit
 
-from ._layout import CUR_W, H_AN, H_CP, H_CUR, H_N_TX, H_OFF_TX, H_PE, N_CUR, SEP
+from ._layout import CUR_W, H_AN, H_CP, H_CUR, H_N_TX, H_OFF_TX, H_PE, H_VE, N_CUR, SEP
 from .automaton import extend, extend_many, match_step, occurrences, self_cursor, slen, slink
 from .cursors import append_core, check_ids, cursor_entry
 from .analogy import live
-from .pointer import AGREE, backmatch, candidate
+from .pointer import AGREE, backmatch, candidate, resume_at_break
 from .trie import alpha_at, child_of, insert, insert_spliced, select
 from .value_end import POINTER_VOTES, value_end
+
+BRK_W = 4.0  # weight of the input's continuation at a break (flat: 2 to 6 give the same tau)
 
 MAX_TIERS = 1 + N_CUR
 MAX_BACKOFF = 4
@@ -69,7 +71,8 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff, power, alpha0, half_len,
     proposal). A tier whose longest match only ends at the end of its own text backs off first. An
     occurrence weighs (L / Lmax)^power. With copy_w > 0 (tier 0 is the request's own text), the place its
     copy pointer points at weighs copy_w (l / c)^power more, for an agreement of length l <= c =
-    min(Lmax, AGREE) there (first, when it is not among the occurrences read). With an_w > 0 (tier 0 is the
+    min(Lmax, AGREE) there (first, when it is not among the occurrences read), and the place after the
+    break where a long copy of the input stopped weighs BRK_W. With an_w > 0 (tier 0 is the
     request's own text), a live analogous place (analogy.py) adds an_w there. With `ends`, a value copied
     from the input forks back to the template where it is predicted to end (value_end.py): the pointer's
     weight goes to that fork (once the pair has two votes), the analogy's to both. Returns (nodes, alpha).
@@ -108,6 +111,12 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff, power, alpha0, half_len,
     cw = 0.0
     if copy_w > 0.0:
         ce = candidate(b)
+        # where a long copy of the input broke off (pointer.py), unless values copied into a template were
+        # seen: there the value ends, not the break, say where the input goes on (templated and multi_turn
+        # lose 1.5% with it)
+        be = resume_at_break(b) if b[H_VE] == 0 else -1
+        if be >= 0 and be != ce:
+            nn = insert(b, be, BRK_W, depth, t_tok, t_par, t_child, t_sib, t_w, nn)
         if ce >= 0:
             cap = min(Lmax, AGREE)
             cw = copy_w * (backmatch(b, ce, cap) / cap) ** power

@@ -47,14 +47,17 @@ class RefIndex:
         return best
 
 
-def ref_pointer(text, cur, prev, added, window=64, need_cap=2, anchor=4):
-    """The copy pointer's rule (index/pointer.py) by brute force: the set of (current, previous) run places it
-    may hold after `added` tokens were appended to `text` (one pair, except where the copy jumps: then any
-    earlier occurrence of the longest repeated suffix is right, the fast path reading only some of them)."""
+def ref_pointer(text, state, added, pe=0, window=64, need_cap=2, anchor=4, long=8):
+    """The copy pointer's rule (index/pointer.py) by brute force: from state = (current, previous, break,
+    run), the set of states it may hold after `added` tokens were appended to `text` (one tuple, except where the copy jumps: then any
+    earlier occurrence of the longest repeated suffix is right, the fast path reading only some of them).
+    Places are 1 + a position (0 = none); the break is where the last copy of the input (text before `pe`)
+    that went on for `long` tokens or more stopped; run counts the tokens the current run copied."""
+    cur, prev, brk, run = state
     n = len(text)
     L = RefIndex(text).longest_repeat_suffix()
     if L == 0:
-        return {(cur, prev)}
+        return {(cur, prev, brk, run)}
     need = min(L, need_cap)
 
     def agree(e):
@@ -66,15 +69,35 @@ def ref_pointer(text, cur, prev, added, window=64, need_cap=2, anchor=4):
     if cur > 0:
         e = cur - 1 + added
         if e < n - 1 and agree(e) >= need:
-            return {(e + 1, prev)}
+            run += added
+            if run >= long and brk > 0 and brk - 2 <= e < brk - 2 + window:
+                brk = 0  # the copy came back to where it broke off
+            return {(e + 1, prev, brk, run)}
+        if cur - 1 < pe and run >= long:
+            j = 0  # the added tokens that still followed the run
+            while j < added and cur + j < n - added and text[cur + j] == text[n - added + j]:
+                j += 1
+            brk = cur + j + 1
     for k, p in enumerate((cur, prev)):
         if p > 0:
             for e in range(p - 1, min(p - 1 + window, n - 1)):
                 if text[e] == text[-1] and text[e + 1] != SEP and agree(e) >= need:
-                    return {(e + 1, cur if k == 1 else prev)}
+                    return {(e + 1, cur if k == 1 else prev, brk, 0)}
     if L >= anchor:
-        return {(e + 1, cur) for e in range(L - 1, n - 1) if text[e - L + 1:e + 1] == text[n - L:]}
-    return {(cur, prev)}
+        return {(e + 1, cur, brk, 0) for e in range(L - 1, n - 1) if text[e - L + 1:e + 1] == text[n - L:]}
+    return {(cur, prev, brk, run)}
+
+
+def ref_resume_at_break(text, brk, pe, window=64):
+    """pointer.resume_at_break by its definition: the first place from the break's position - 1 on, within
+    the window, that holds the text's last token and is followed by input; -1 when there is none."""
+    if brk <= 0:
+        return -1
+    p = brk - 1
+    for e in range(max(p - 1, 0), min(p - 1 + window, pe - 1, len(text) - 1)):
+        if text[e] == text[-1] and text[e + 1] != SEP:
+            return e
+    return -1
 
 
 def ref_place(text, d, j, src=8, ctx=4, pool=16):

@@ -5,10 +5,10 @@ from hypothesis import given, strategies as st
 
 import lookahead
 from lookahead import Drafter, DrafterConfig
-from lookahead.index._layout import H_CP
+from lookahead.index._layout import H_BRK, H_CP, H_PE, H_RUN
 from lookahead.index.automaton import text_of
-from lookahead.index.pointer import candidate
-from reference_index import RefIndex, ref_pointer
+from lookahead.index.pointer import candidate, resume_at_break
+from reference_index import RefIndex, ref_pointer, ref_resume_at_break
 
 
 def check_draft(d, budget):
@@ -67,31 +67,80 @@ def test_any_interleaving_gives_wellformed_drafts(script, tree, budget):
     assert d.memory.tokens <= 64 + 64  # budget plus the open segment's slack
 
 
+def _pointer_state(b):
+    return int(b[H_CP]), int(b[H_CP + 1]), int(b[H_BRK]), int(b[H_RUN])
+
+
 @given(st.lists(st.lists(st.integers(0, 3), max_size=10), max_size=30), st.lists(st.integers(0, 3), max_size=20))
 def test_copy_pointer_follows_its_rule(chunks, reference):
+    _check_pointer(chunks, reference)
+
+
+@given(st.lists(st.integers(0, 5), min_size=10, max_size=40), st.data())
+def test_copy_pointer_breaks_follow_their_rule(reference, data):
+    # outputs that copy the input in runs, with edits between them: long runs break and are come back to
+    chunks = []
+    for _ in range(data.draw(st.integers(1, 12))):
+        if data.draw(st.booleans()):
+            i = data.draw(st.integers(0, len(reference) - 1))
+            j = data.draw(st.integers(i + 1, min(len(reference), i + 16)))
+            piece = reference[i:j]
+            cut = data.draw(st.integers(1, 4))
+            chunks += [piece[k:k + cut] for k in range(0, len(piece), cut)]
+        else:
+            chunks.append(data.draw(st.lists(st.integers(0, 7), min_size=1, max_size=4)))
+    _check_pointer(chunks, reference)
+
+
+def test_copy_pointer_breaks_on_random_edits():
+    # the same kind of outputs from a seeded generator, so that breaks are sure to be met and checked
+    rng = np.random.default_rng(7)
+    breaks = 0
+    for _ in range(40):
+        reference = rng.integers(0, 6, rng.integers(10, 41)).tolist()
+        chunks = []
+        for _ in range(rng.integers(1, 13)):
+            if rng.random() < 0.6:
+                i = int(rng.integers(0, len(reference)))
+                piece = reference[i:i + int(rng.integers(4, 17))]
+                cut = int(rng.integers(1, 5))
+                chunks += [piece[k:k + cut] for k in range(0, len(piece), cut)]
+            else:
+                chunks.append(rng.integers(0, 8, rng.integers(1, 5)).tolist())
+        breaks += _check_pointer(chunks, reference)
+    assert breaks >= 20
+
+
+def _check_pointer(chunks, reference):
+    """Checks the pointer against ref_pointer after every chunk; returns how many states held a break."""
     # substitutions off: they change what agrees (test_substitute.py covers them)
     d = Drafter(max_draft=4, learn=False, config=DrafterConfig(substitute=False))
     h = d.begin([], reference=reference or None)
     b = d.arena[d._slot(h)]
-    runs = (int(b[H_CP]), int(b[H_CP + 1]))
+    pe = int(b[H_PE])
+    state = _pointer_state(b)
+    breaks = 0
     for toks in chunks:
         d.append(h, toks)
         b = d.arena[d._slot(h)]
         text = text_of(b).tolist()
-        now = (int(b[H_CP]), int(b[H_CP + 1]))
+        now = _pointer_state(b)
         if toks:
             # append_core moves the pointer over all tokens but the last, then over the last one
             k = len(toks)
-            first = ref_pointer(text[:-1], *runs, k - 1) if k > 1 else {runs}
-            assert now in set().union(*(ref_pointer(text, *r, 1) for r in first))
+            first = ref_pointer(text[:-1], state, k - 1, pe=pe) if k > 1 else {state}
+            assert now in set().union(*(ref_pointer(text, r, 1, pe=pe) for r in first))
         else:
-            assert now == runs
-        runs = now
-        assert all(0 <= p <= max(len(text) - 1, 0) for p in runs)
+            assert now == state
+        state = now
+        assert all(0 <= p <= max(len(text) - 1, 0) for p in state[:2])
         e = candidate(b)
         if e != -1:  # holds the context's last token, is followed by text, and lies ahead of a run's place
             assert text[e] == text[-1] and e + 1 < len(text) and text[e + 1] != -1
-            assert any(0 < p <= e + 1 < p + 64 for p in runs)
+            assert any(0 < p <= e + 1 < p + 64 for p in state[:2])
+        assert resume_at_break(b) == ref_resume_at_break(text, state[2], pe)
+        breaks += state[2] > 0
+    return breaks
 
 
 def test_copy_resumes_after_an_inserted_line():
@@ -111,6 +160,25 @@ def test_copy_resumes_after_an_inserted_line():
         drafts[w] = dr.propose(h).tokens.tolist()
     assert drafts[16.0][:3] == c + nl
     assert drafts[0.0][:3] != c + nl  # without the pointer the newest occurrences win
+
+
+def test_copy_resumes_where_it_broke_off_after_an_insertion():
+    # the output copies x and a newline, then inserts a line holding pieces of the input found elsewhere (the
+    # pointer jumps to them), then ends that line: the input goes on where the copy broke off (y), not with
+    # the line just written, which the newline was most recently followed by
+    x, y, nl = list(range(100, 120)), list(range(30, 50)), [5]
+    p1, p2 = [70, 71, 72, 73, 74], [80, 81, 82, 83, 84]
+    prompt = [1] + x + nl + y + [2] + p1 + [3] + p2 + [4]
+    out = x + nl + p1[:4] + [90] + p2[:4] + [91] + nl
+    for tree in (False, True):
+        d = Drafter(max_draft=8, tree=tree, learn=False)
+        h = d.begin(prompt)
+        for t in out:
+            d.append(h, [t])
+        dr = d.propose(h)
+        assert dr.best_path().tolist()[:4] == y[:4]
+        if tree:  # the line just written stays covered by a branch
+            assert p1[0] in dr.tokens.tolist()
 
 
 @given(st.lists(st.integers(0, 3), min_size=2, max_size=60))
