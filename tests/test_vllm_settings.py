@@ -5,7 +5,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from lookahead.vllm import ENV, LookaheadProposer, VllmSettings, load_settings
+from lookahead.vllm import AUTO_MIN_PROB, ENV, LookaheadProposer, VllmSettings, auto_min_prob, load_settings
 
 
 def _cfg(tmp_path, obj):
@@ -28,6 +28,8 @@ def test_valid_file(tmp_path):
     ({"learn": "yes"}, "learn must be bool"),
     ({"memory_tokens": -5}, "memory_tokens must be >= 0"),
     ({"memory_tokens": True}, "memory_tokens must be int"),
+    ({"min_prob": 1.5}, "min_prob must be in"),
+    ({"min_prob": "0.5"}, "min_prob must be"),
     ({"corpus": "/nonexistent/x.lkidx"}, "does not exist"),
     ("{not json", "not valid JSON"),
     ("[1, 2]", "JSON object"),
@@ -84,3 +86,32 @@ def test_max_model_len_caps_drafts_and_exceptions_give_empty_drafts():
     assert len(d[0]) <= 1
     bad = p.propose([[1]], np.array([10]), "not a table")
     assert bad == [[]] and p.failures == 1
+
+
+def test_auto_min_prob_rises_with_the_rows_that_draft():
+    ts = [auto_min_prob(r) for r in (0, 1, 2, 4, 8, 64)]
+    assert ts[0] == ts[1] == AUTO_MIN_PROB[0] and ts[-2] == ts[-1] == AUTO_MIN_PROB[1]
+    assert all(a < b for a, b in zip(ts[1:5], ts[2:5]))
+    assert load_settings({}).min_prob is None  # the default is by batch size
+
+
+def test_drafts_stop_at_the_batch_sized_floor():
+    # the drafter is asked down to the lowest floor; the proposer cuts each row where the reach probability
+    # falls below the floor for this step's number of drafting rows
+    rng = np.random.default_rng(3)
+    a = rng.integers(0, 5, 300).tolist()  # repetitive text: drafts with falling reach probabilities
+    for rows in (1, 8):
+        p = _proposer(k=16, min_prob=None)
+        ref = _proposer(k=16, min_prob=0.0)
+        table = np.zeros((rows, 512), np.int32)
+        for r in range(rows):
+            table[r, :len(a)] = a[r:] + a[:r]
+        n = np.full(rows, len(a))
+        got = p.propose([[1]] * rows, n, table)
+        full = ref.propose([[1]] * rows, n, table)
+        floor = auto_min_prob(rows)
+        for r in range(rows):
+            d = ref.drafter.propose(ref.drafter.begin(table[r, :len(a)]))
+            keep = int(np.flatnonzero(np.append(d.probs, 0.0) < floor)[0])
+            assert got[r] == full[r][:keep]
+        assert sum(map(len, got)) < sum(map(len, full))
