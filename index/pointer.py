@@ -53,13 +53,13 @@ def backmatch(b, e, cap):
 
 
 @njit(cache=True, inline="always")
-def _resume(b, nxt, need):
-    """The first position in the WINDOW from run place nxt - 1 that holds the text's last token, agrees with
-    the text's end over `need` tokens and is followed by text; -1 when there is none."""
+def _resume(b, nxt, need, end):
+    """The first position before `end` in the WINDOW from run place nxt - 1 that holds the text's last token,
+    agrees with the text's end over `need` tokens and is followed by text; -1 when there is none."""
     ot = b[H_OFF_TX]
     n = b[H_N_TX]
     t = b[ot + n - 1]
-    for e in range(nxt - 1, min(nxt - 1 + WINDOW, n - 1)):
+    for e in range(nxt - 1, min(nxt - 1 + WINDOW, end, n - 1)):
         if mapped(b, e, b[ot + e]) == t and b[ot + e + 1] != SEP and backmatch(b, e, need) >= need:
             return e
     return -1
@@ -116,16 +116,10 @@ def resume_at_break(b):
     """Where the input goes on after the last long copy of it broke off (an insertion or a replacement in
     the output): the first place in the WINDOW from the break that holds the text's last token and is
     followed by input; -1 when there is none."""
-    brk = b[H_BRK] - 1
+    brk = b[H_BRK] - 1  # >= 1: a break lies after a copied token
     if brk < 0:
         return -1
-    ot = b[H_OFF_TX]
-    n = b[H_N_TX]
-    t = b[ot + n - 1]
-    for e in range(max(brk - 1, 0), min(brk - 1 + WINDOW, b[H_PE] - 1, n - 1)):
-        if mapped(b, e, b[ot + e]) == t and b[ot + e + 1] != SEP:
-            return e
-    return -1
+    return _resume(b, brk, 0, b[H_PE] - 1)
 
 
 @njit(cache=True)
@@ -151,7 +145,7 @@ def track(b, added):
             b[H_BRK] = nxt + agree(b, nxt - 1, added) + 1
     for k in range(2):
         if b[H_CP + k] > 0:
-            e = _resume(b, b[H_CP + k], need)
+            e = _resume(b, b[H_CP + k], need, n - 1)
             if e >= 0:
                 learn(b, e, SPAN)
                 if k == 1:  # back to the previous run: the current one becomes the previous

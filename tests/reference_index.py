@@ -49,8 +49,9 @@ class RefIndex:
 
 def ref_pointer(text, state, added, pe=0, window=64, need_cap=2, anchor=4, long=8):
     """The copy pointer's rule (index/pointer.py) by brute force: from state = (current, previous, break,
-    run), the set of states it may hold after `added` tokens were appended to `text` (one tuple, except where the copy jumps: then any
-    earlier occurrence of the longest repeated suffix is right, the fast path reading only some of them).
+    run), the set of states it may hold after `added` tokens were appended to `text` (one tuple, except where
+    the copy jumps: then any earlier occurrence of the longest repeated suffix is right, the fast path reading
+    only some of them).
     Places are 1 + a position (0 = none); the break is where the last copy of the input (text before `pe`)
     that went on for `long` tokens or more stopped; run counts the tokens the current run copied."""
     cur, prev, brk, run = state

