@@ -13,6 +13,7 @@ from numba import njit
 
 from ._layout import CUR_W, H_CUR, H_N_TX, H_OFF_TX, N_CUR
 from .automaton import extend_many, match_step
+from .borrow import borrow
 from .analogy import follow
 from .pointer import track
 
@@ -79,30 +80,34 @@ def check_ids(tokens, vocab):
 def append_core(B, slot, tokens, ext, window):
     """Extends request `slot` by tokens and moves its cursors, copy pointer and analogous place; returns its
     (possibly grown) buffer."""
+    # borrowed views below (borrow.py): b owns the buffer while they are used
+    tokens = borrow(tokens)
+    ext = borrow(ext)
     b = B[slot]
     k = tokens.shape[0]
     if k > 1:
         # the pointer sees the accepted tokens before the last one: in an engine that one is the target's own
         # (the bonus token), often where the copy breaks, and the text's end may then match nothing at all
         b = extend_many(b, tokens[:k - 1])
-        track(b, k - 1)
+        track(borrow(b), k - 1)
     b = extend_many(b, tokens[k - 1:])
-    track(b, 1)
-    follow(b, k)
+    bb = borrow(b)
+    track(bb, 1)
+    follow(bb, k)
     for j in range(ext.shape[1]):
         if ext[1, j] == -1:
             continue
-        k = _find_entry(b, ext[1, j])
+        k = _find_entry(bb, ext[1, j])
         if k == -1:
             continue  # created (and synced over these tokens too) when first needed
         o = H_CUR + CUR_W * k
-        ext_b = B[ext[0, j]]
-        v = b[o + 2]
-        L = b[o + 3]
+        ext_b = borrow(B[ext[0, j]])
+        v = bb[o + 2]
+        L = bb[o + 3]
         for i in range(tokens.shape[0]):
             v, L = match_step(ext_b, v, L, tokens[i])
-        b[o + 2] = v
-        b[o + 3] = L
+        bb[o + 2] = v
+        bb[o + 3] = L
     return b
 
 

@@ -18,6 +18,7 @@ import numpy as np
 from numba import njit
 
 from ._layout import CUR_W, H_AN, H_CP, H_CUR, H_N_TX, H_OFF_TX, H_PE, H_VE, N_CUR, SEP
+from .borrow import borrow
 from .automaton import extend, extend_many, match_step, occurrences, self_cursor, slen, slink
 from .cursors import append_core, check_ids, cursor_entry
 from .analogy import live
@@ -38,6 +39,12 @@ def add_document(B, slot, tokens):
     b = extend_many(B[slot], tokens)
     b = extend(b, SEP)
     B[slot] = b
+
+
+@njit(cache=True, inline="always")
+def _pow(x, power):
+    """x ** power, without libm's pow for the default power of 2 (it showed in profiles)."""
+    return x * x if power == 2.0 else x ** power
 
 
 @njit(cache=True, inline="always")
@@ -86,7 +93,7 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff, power, alpha0, half_len,
     ns = 0  # sources: (tier, state, length, occurrences)
     Lmax = 0
     for i in range(nt):
-        b = B[tb[i]]
+        b = borrow(B[tb[i]])
         v = tv[i]
         L = tl[i]
         levels = 0
@@ -106,7 +113,7 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff, power, alpha0, half_len,
             L = slen(b, v)
     if Lmax == 0:
         return 1, 1.0
-    b = B[tb[0]]
+    b = borrow(B[tb[0]])
     ce = -1
     cw = 0.0
     if copy_w > 0.0:
@@ -119,7 +126,7 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff, power, alpha0, half_len,
             nn = insert(b, be, BRK_W, depth, t_tok, t_par, t_child, t_sib, t_w, nn)
         if ce >= 0:
             cap = min(Lmax, AGREE)
-            cw = copy_w * (backmatch(b, ce, cap) / cap) ** power
+            cw = copy_w * _pow(backmatch(b, ce, cap) / cap, power)
             pr = b[H_CP + 1] - 1
             if ends and ce < b[H_PE] and pr >= b[H_PE]:  # a value copied from the input, the template before it
                 m, r = value_end(b, ce, pr, depth, POINTER_VOTES)
@@ -141,8 +148,8 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff, power, alpha0, half_len,
     for q in range(ns):
         if src[4 * q] != tier:  # sources come grouped by tier; a typed List lookup costs ~20 ns, so once each
             tier = src[4 * q]
-            b = B[tb[tier]]
-        w = (src[4 * q + 2] / Lmax) ** power
+            b = borrow(B[tb[tier]])
+        w = _pow(src[4 * q + 2] / Lmax, power)
         if tier == 0:
             w *= self_w  # tier 0 is the request's own text when it matched
         if norm:
@@ -156,7 +163,7 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff, power, alpha0, half_len,
                 nn = insert(b, x, w, depth, t_tok, t_par, t_child, t_sib, t_w, nn)
     alpha = alpha_at(Lmax, alpha0, half_len)
     if an_w > 0.0:
-        b = B[tb[0]]
+        b = borrow(B[tb[0]])
         b[H_AN + 1] = occbuf[0] + 1 if src[0] == 0 else 0  # where this draft copies from (analogy.follow)
         a = live(b)
         if a >= 0:
@@ -172,7 +179,7 @@ def _opening(B, slot, tb, tv, tl, nt, occbuf, spare):
     """At a response's first draft (no output yet): the token that followed the most recent occurrence of the
     longest match in another tier (memory, corpus), i.e. how earlier responses opened; -1 when no other tier
     matched or the request already has output."""
-    b = B[slot]
+    b = borrow(B[slot])
     if not (b[H_PE] > 0 and b[H_N_TX] == b[H_PE]):
         return -1
     x = -1
@@ -180,7 +187,7 @@ def _opening(B, slot, tb, tv, tl, nt, occbuf, spare):
     for i in range(nt):
         if tb[i] == slot or tl[i] <= best:
             continue
-        eb = B[tb[i]]
+        eb = borrow(B[tb[i]])
         if _recent_occurrences(eb, tv[i], occbuf, 1, spare) > 0:  # followed by a real token
             x = eb[eb[H_OFF_TX] + occbuf[0] + 1]
             best = tl[i]
@@ -210,6 +217,9 @@ def propose_one(B, slot, ext, params, out_tok, out_par, out_prob, scratch_i, scr
 
     params: float64 [budget, tree, occurrences, min_prob, alpha, half_len, window, backoff, power, self_weight,
     normalize, copy_weight, analogy_weight, value_ends, response_start]."""
+    B = borrow(B)
+    ext = borrow(ext)
+    params = borrow(params)
     budget = int(params[0])
     tree = params[1] != 0
     occ = int(params[2])
@@ -224,15 +234,15 @@ def propose_one(B, slot, ext, params, out_tok, out_par, out_prob, scratch_i, scr
     copy_w = params[11]
     an_w = params[12]
     ends = params[13] != 0
-    tiers = scratch_i[8]
+    tiers = borrow(scratch_i[8])
     tb = tiers[0:MAX_TIERS]
     tv = tiers[MAX_TIERS:2 * MAX_TIERS]
     tl = tiers[2 * MAX_TIERS:3 * MAX_TIERS]
     src = tiers[3 * MAX_TIERS:]
-    spine_tok = scratch_i[9]
+    spine_tok = borrow(scratch_i[9])
     backoff = min(backoff, MAX_BACKOFF)
     nt = 0
-    b = B[slot]
+    b = borrow(B[slot])
     v, L = self_cursor(b)
     if L > 0:
         tb[nt] = slot
@@ -248,15 +258,15 @@ def propose_one(B, slot, ext, params, out_tok, out_par, out_prob, scratch_i, scr
             tv[nt] = b[o + 2]
             tl[nt] = b[o + 3]
             nt += 1
-    t_tok = scratch_i[0]
-    t_par = scratch_i[1]
-    t_child = scratch_i[2]
-    t_sib = scratch_i[3]
-    t_out = scratch_i[5]
-    cand = scratch_i[6]
-    occbuf = scratch_i[7]  # occ entries per source: T >= occ * MAX_TIERS * (1 + MAX_BACKOFF)
-    t_w = scratch_f[0]
-    t_prob = scratch_f[1]
+    t_tok = borrow(scratch_i[0])
+    t_par = borrow(scratch_i[1])
+    t_child = borrow(scratch_i[2])
+    t_sib = borrow(scratch_i[3])
+    t_out = borrow(scratch_i[5])
+    cand = borrow(scratch_i[6])
+    occbuf = borrow(scratch_i[7])  # occ entries per source: T >= occ * MAX_TIERS * (1 + MAX_BACKOFF)
+    t_w = borrow(scratch_f[0])
+    t_prob = borrow(scratch_f[1])
     n_out = 0
     attach = -1
     base = 1.0
@@ -292,7 +302,7 @@ def propose_one(B, slot, ext, params, out_tok, out_par, out_prob, scratch_i, scr
         for i in range(nt):
             vv = tv[i]
             ll = tl[i]
-            eb = B[tb[i]]
+            eb = borrow(B[tb[i]])
             for q in range(ns - 1, -1, -1):
                 vv, ll = match_step(eb, vv, ll, spine_tok[q])
             tv[i] = vv
@@ -320,7 +330,8 @@ def scratch(budget, occ):
 def propose_batch(B, slots, ext, params, out_tok, out_par, out_prob, out_n, scratch_i, scratch_f):
     """propose_one for every slot; out_* are [len(slots), >= budget], out_n [len(slots)]; params as propose_one."""
     for r in range(slots.shape[0]):
-        out_n[r] = propose_one(B, slots[r], ext, params, out_tok[r], out_par[r], out_prob[r], scratch_i, scratch_f)
+        out_n[r] = propose_one(B, slots[r], ext, params, borrow(out_tok[r]), borrow(out_par[r]),
+                               borrow(out_prob[r]), scratch_i, scratch_f)
 
 
 @njit(cache=True)
@@ -333,18 +344,21 @@ def step_batch(B, slots, tokens, offsets, ext, params, vocab, out_tok, out_par, 
     (stored back into B; mirror them with Arena.sync)."""
     if check_ids(tokens, vocab):
         return -1
+    B = borrow(B)
+    ext = borrow(ext)
     window = int(params[6])
     grew = 0
     for r in range(slots.shape[0]):
         s = slots[r]
-        toks = tokens[offsets[r]:offsets[r + 1]]
+        toks = borrow(tokens[offsets[r]:offsets[r + 1]])
         if toks.shape[0]:
             n_old = B[s].shape[0]
             b = append_core(B, s, toks, ext, window)
             if b.shape[0] != n_old:
                 B[s] = b
                 grew += 1
-        out_n[r] = propose_one(B, s, ext, params, out_tok[r], out_par[r], out_prob[r], scratch_i, scratch_f)
+        out_n[r] = propose_one(B, s, ext, params, borrow(out_tok[r]), borrow(out_par[r]), borrow(out_prob[r]),
+                               scratch_i, scratch_f)
     return grew
 
 
