@@ -131,6 +131,33 @@ def test_oracle_proposer_needs_its_outputs_file(monkeypatch, tmp_path):
 def test_vllm_bench_runs_the_oracle_after_no_speculation():
     from lookahead.bench.vllm_bench import order_jobs
 
-    assert order_jobs(["oracle", "lookahead", "none", "suffix"], [1, 8]) == [
-        ("none", 1), ("lookahead", 1), ("suffix", 1), ("oracle", 1),
-        ("none", 8), ("lookahead", 8), ("suffix", 8), ("oracle", 8)]
+    first = [("none", 1), ("lookahead", 1), ("suffix", 1), ("oracle", 1),
+             ("none", 8), ("lookahead", 8), ("suffix", 8), ("oracle", 8)]
+    assert order_jobs(["oracle", "lookahead", "none", "suffix"], [1, 8]) == [(m, c, 0) for m, c in first]
+    # later passes alternate the order (the oracle reuses the first pass's no-speculation outputs)
+    jobs = order_jobs(["oracle", "lookahead", "none", "suffix"], [1, 8], passes=3)
+    assert jobs == [(m, c, 0) for m, c in first] + [(m, c, 1) for m, c in first[::-1]] + \
+        [(m, c, 2) for m, c in first]
+
+
+def test_vllm_bench_ratios_are_taken_within_a_pass():
+    from lookahead.bench.vllm_bench import summarize
+
+    def run(method, pas, tps, acc=None):
+        return {"workload": "w", "concurrency": 8, "method": method, "pass": pas, "tokens": 100,
+                "tokens_per_s": tps, "draft_tokens": 10, "accepted": 5, "acceptance": acc,
+                "same_as_first_pass": True}
+
+    # the machine is twice as fast in pass 1: within each pass lookahead is 1.2x ngram, 1.5x none
+    runs = [run("none", 0, 10.0), run("ngram", 0, 12.5), run("lookahead", 0, 15.0, 0.5),
+            run("none", 1, 20.0), run("ngram", 1, 25.0), run("lookahead", 1, 30.0, 0.7),
+            run("none", 2, 10.0), run("ngram", 2, 12.5), run("lookahead", 2, 15.0, 0.6)]
+    outs = {(m, 8, "w"): [[1, 2]] for m in ("none", "ngram", "lookahead")}
+    rows = {r["method"]: r for r in summarize(runs, outs)}
+    la = rows["lookahead"]
+    assert la["passes"] == 3 and la["tokens_per_s"] == 15.0 and la["spread"] == 0.5
+    assert la["vs_ngram"] == pytest.approx(1.2) and la["vs_none"] == pytest.approx(1.5)
+    assert la["acceptance"] == 0.6 and la["same_output"]
+    assert "vs_ngram" not in rows["none"]
+    outs[("ngram", 8, "w")] = [[1, 3]]
+    assert not {r["method"]: r for r in summarize(runs, outs)}["ngram"]["same_output"]

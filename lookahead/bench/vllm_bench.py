@@ -5,7 +5,9 @@ engine's own outputs).
 
 One fresh engine per (method, concurrency), each in a child process; every engine serves the same prompts
 (chat-templated public prompts from model_outputs.jsonl), one workload after another. Greedy outputs are compared
-with the no-speculation engine's.
+with the no-speculation engine's. With --passes N every engine runs N times, each pass in the reverse order of
+the one before (A B C, C B A, ...): a machine's speed drifts by 10-15% between engines and over minutes, so a
+ratio is taken between runs of the same pass and its median over the passes is reported.
 """
 import argparse
 import os
@@ -65,11 +67,13 @@ def _settings_env(settings):
     return _json_env(ENV, settings, "lookahead-vllm-")
 
 
-def order_jobs(methods, concurrencies):
-    """(method, concurrency) pairs in run order: per concurrency, no speculation first and the oracle last
-    (it drafts what the no-speculation engine wrote)."""
+def order_jobs(methods, concurrencies, passes=1):
+    """(method, concurrency, pass) in run order: per concurrency, no speculation first and the oracle last (it
+    drafts what the no-speculation engine wrote); later passes alternate between the reverse order and this
+    one, so that a drift in the machine's speed over time favours no method."""
     rank = {"none": 0, "oracle": 2}
-    return [(m, c) for c in concurrencies for m in sorted(methods, key=lambda m: rank.get(m, 1))]
+    first = [(m, c) for c in concurrencies for m in sorted(methods, key=lambda m: rank.get(m, 1))]
+    return [(m, c, p) for p in range(passes) for m, c in (first if p % 2 == 0 else first[::-1])]
 
 
 def _oracle_env(conc, outs, prompts, wls):
@@ -81,7 +85,7 @@ def _oracle_env(conc, outs, prompts, wls):
 
 
 def _run_jobs(jobs, methods, envs, prompts, wls, args, rows, notes, outs):
-    for name, conc in progress(jobs, desc="engines"):
+    for name, conc, pas in progress(jobs, desc="engines"):
         env = envs.get(name)
         if name == "oracle":
             env = _oracle_env(conc, outs, prompts, wls)
@@ -89,28 +93,78 @@ def _run_jobs(jobs, methods, envs, prompts, wls, args, rows, notes, outs):
                 notes.append(f"oracle at concurrency {conc} skipped: it needs the method none to run")
                 continue
         try:
-            _run_one(name, conc, env, methods, prompts, wls, args, rows, notes, outs)
+            _run_one(name, conc, pas, env, methods, prompts, wls, args, rows, notes, outs)
         finally:
             if name == "oracle":
                 os.unlink(env[ORACLE_ENV])
 
 
-def _run_one(name, conc, env, methods, prompts, wls, args, rows, notes, outs):
+def _run_one(name, conc, pas, env, methods, prompts, wls, args, rows, notes, outs):
     job = {"spec": methods[name], "rounds": [prompts[wl] for wl in wls], "max_tokens": args.max_tokens,
            "max_num_seqs": max(conc, 1), "sequential": conc == 1}
     t0 = time.perf_counter()
     res, text = run_in_child(job, timeout=3600, env=env)
     if res is None:
-        notes.append(f"{name} at concurrency {conc} failed: {text.strip().splitlines()[-1][:300]}")
+        notes.append(f"{name} at concurrency {conc} (pass {pas + 1}) failed: "
+                     f"{text.strip().splitlines()[-1][:300]}")
         return
     for wl, r in zip(wls, res["rounds"]):
         n = sum(len(o) for o in r["outputs"])
-        outs[(name, conc, wl)] = r["outputs"]
-        rows.append({"workload": wl, "concurrency": conc, "method": name, "tokens": n,
+        same = outs.setdefault((name, conc, wl), r["outputs"]) == r["outputs"]  # the first pass's are kept
+        rows.append({"workload": wl, "concurrency": conc, "method": name, "pass": pas, "tokens": n,
                      "tokens_per_s": n / r["seconds"], "draft_tokens": r["draft_tokens"],
-                     "accepted": r["accepted_tokens"],
+                     "accepted": r["accepted_tokens"], "same_as_first_pass": same,
                      "acceptance": r["accepted_tokens"] / r["draft_tokens"] if r["draft_tokens"] else None})
-    notes.append(f"{name} c={conc}: engine start {res['startup_s']:.0f} s, total {time.perf_counter() - t0:.0f} s")
+    notes.append(f"{name} c={conc} pass {pas + 1}: engine start {res['startup_s']:.0f} s, "
+                 f"total {time.perf_counter() - t0:.0f} s")
+
+
+def _median(xs):
+    xs = sorted(x for x in xs if x is not None)
+    if not xs:
+        return None
+    m = len(xs) // 2
+    return xs[m] if len(xs) % 2 else 0.5 * (xs[m - 1] + xs[m])
+
+
+def summarize(runs, outs):
+    """One row per (workload, concurrency, method) from the per-pass rows: tokens/s and acceptance are medians
+    over the passes; vs_none / vs_ngram / vs_suffix are medians of ratios taken within each pass (runs close
+    in time), of_oracle_gain likewise; spread is the slowest pass's tokens/s against the fastest's."""
+    keys = list(dict.fromkeys((r["workload"], r["concurrency"], r["method"]) for r in runs))
+    by = {}
+    for r in runs:
+        by.setdefault((r["workload"], r["concurrency"], r["method"]), {})[r["pass"]] = r
+    rows = []
+    for wl, conc, m in keys:
+        mine = by[(wl, conc, m)]
+        tps = [r["tokens_per_s"] for r in mine.values()]
+        row = {"workload": wl, "concurrency": conc, "method": m, "passes": len(mine),
+               "tokens": mine[min(mine)]["tokens"], "tokens_per_s": _median(tps),
+               "spread": min(tps) / max(tps), "acceptance": _median([r["acceptance"] for r in mine.values()]),
+               "draft_tokens": _median([r["draft_tokens"] for r in mine.values()]),
+               "accepted": _median([r["accepted"] for r in mine.values()])}
+
+        def ratio(other):
+            theirs = by.get((wl, conc, other), {})
+            return _median([mine[p]["tokens_per_s"] / theirs[p]["tokens_per_s"] for p in mine if p in theirs])
+
+        base = by.get((wl, conc, "none"))
+        if base:
+            row["vs_none"] = ratio("none")
+            row["same_output"] = all(r["same_as_first_pass"] for r in mine.values()) and \
+                outs[(m, conc, wl)] == outs[("none", conc, wl)]
+        if m.startswith("lookahead"):
+            for other in ("suffix", "ngram"):
+                if (wl, conc, other) in by:
+                    row[f"vs_{other}"] = ratio(other)
+        orc = by.get((wl, conc, "oracle"))
+        if orc and base and m != "none":  # how much of the way from none to the ceiling it covers
+            row["of_oracle_gain"] = _median([
+                (mine[p]["tokens_per_s"] - base[p]["tokens_per_s"]) / (orc[p]["tokens_per_s"] - base[p]["tokens_per_s"])
+                for p in mine if p in base and p in orc and orc[p]["tokens_per_s"] != base[p]["tokens_per_s"]])
+        rows.append(row)
+    return rows
 
 
 def main(argv):
@@ -125,8 +179,12 @@ def main(argv):
                     help="comma-separated; lookahead:key=value[+key=value] runs lookahead with those VllmSettings "
                          "(e.g. lookahead:min_prob=0.3) next to the others; oracle (needs none) drafts the "
                          "no-speculation outputs: the ceiling of any drafter")
+    ap.add_argument("--passes", type=int, default=1,
+                    help="run every engine this many times, alternating the order; medians are reported")
     ap.add_argument("--plot", default=None)
     args = ap.parse_args(argv)
+    if args.passes < 1:
+        raise SystemExit(f"--passes must be at least 1, got {args.passes}")
     wls = args.workloads.split(",")
     recs = read_jsonl(data_path("model_outputs.jsonl"))
     prompts = {wl: [r["prompt_token_ids"] for r in recs if r["id"].startswith(wl)][:args.prompts] for wl in wls}
@@ -142,41 +200,26 @@ def main(argv):
                              "lookahead:key=value")
     if "oracle" in methods and "none" not in methods:
         raise SystemExit("the oracle drafts the no-speculation outputs: add none to --methods")
-    rows, notes, outs = [], [], {}
-    jobs = order_jobs(list(methods), [int(c) for c in args.concurrency.split(",")])
+    runs, notes, outs = [], [], {}
+    jobs = order_jobs(list(methods), [int(c) for c in args.concurrency.split(",")], args.passes)
     try:
         for m, settings in variants.items():
             envs[m] = _settings_env(settings)
-        _run_jobs(jobs, methods, envs, prompts, wls, args, rows, notes, outs)
+        _run_jobs(jobs, methods, envs, prompts, wls, args, runs, notes, outs)
     finally:
         for e in envs.values():  # the settings files written for lookahead:key=value methods
             os.unlink(e[ENV])
-    for r in rows:
-        base = next((x for x in rows if x["method"] == "none" and x["workload"] == r["workload"]
-                     and x["concurrency"] == r["concurrency"]), None)
-        if base:
-            r["vs_none"] = r["tokens_per_s"] / base["tokens_per_s"]
-            r["same_output"] = outs[(r["method"], r["concurrency"], r["workload"])] == \
-                outs[("none", r["concurrency"], r["workload"])]
-        for other in ("suffix", "ngram"):
-            o = next((x for x in rows if x["method"] == other and x["workload"] == r["workload"]
-                      and x["concurrency"] == r["concurrency"]), None)
-            if o and r["method"].startswith("lookahead"):
-                r[f"vs_{other}"] = r["tokens_per_s"] / o["tokens_per_s"]
-        o = next((x for x in rows if x["method"] == "oracle" and x["workload"] == r["workload"]
-                  and x["concurrency"] == r["concurrency"]), None)
-        if o and base and r["method"] != "none":  # how much of the way from none to the ceiling it covers
-            gain = r["tokens_per_s"] - base["tokens_per_s"]
-            r["of_oracle_gain"] = gain / (o["tokens_per_s"] - base["tokens_per_s"])
-    print(table(rows, ["workload", "concurrency", "method", "tokens", "tokens_per_s", "vs_none", "vs_ngram",
-                       "vs_suffix", "of_oracle_gain", "acceptance", "same_output"],
-                f"vLLM output tokens/s, greedy, {args.max_tokens} new tokens, {args.prompts} prompts per workload"))
+    rows = summarize(runs, outs)
+    print(table(rows, ["workload", "concurrency", "method", "tokens", "tokens_per_s", "spread", "vs_none",
+                       "vs_ngram", "vs_suffix", "of_oracle_gain", "acceptance", "same_output"],
+                f"vLLM output tokens/s, greedy, {args.max_tokens} new tokens, {args.prompts} prompts per workload, "
+                f"median of {args.passes} pass(es)"))
     for x in notes:
         print("note:", x)
     if args.plot:
         _plot(rows, args.plot)
         print(f"plot: {args.plot}")
-    print(json_line({"bench": "vllm", "results": rows, "notes": notes}))
+    print(json_line({"bench": "vllm", "passes": args.passes, "results": rows, "runs": runs, "notes": notes}))
     return 0
 
 
