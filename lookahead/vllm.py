@@ -79,6 +79,9 @@ def load_settings(environ=None):
     return VllmSettings(**raw)
 
 
+AUTO_MIN_PROB = (0.3, 0.7)  # (one drafting row, 8 or more)
+
+
 def auto_min_prob(rows):
     """The reach probability below which a step's drafts stop, by how many rows draft in it: 0.3 for one, rising
     with log2(rows) to 0.7 from 8 on. A batch's forward costs more per verified token the more rows share it
@@ -89,9 +92,6 @@ def auto_min_prob(rows):
         return AUTO_MIN_PROB[0]
     lo, hi = AUTO_MIN_PROB
     return lo + (hi - lo) * min(1.0, math.log2(rows) / 3.0)
-
-
-AUTO_MIN_PROB = (0.3, 0.7)
 
 
 class LookaheadProposer:

@@ -11,6 +11,7 @@ ratio is taken between runs of the same pass and its median over the passes is r
 """
 import argparse
 import os
+import statistics
 import time
 
 from .report import json_line, progress, table
@@ -120,11 +121,9 @@ def _run_one(name, conc, pas, env, methods, prompts, wls, args, rows, notes, out
 
 
 def _median(xs):
-    xs = sorted(x for x in xs if x is not None)
-    if not xs:
-        return None
-    m = len(xs) // 2
-    return xs[m] if len(xs) % 2 else 0.5 * (xs[m - 1] + xs[m])
+    """statistics.median of the values that are not None (acceptance is None without drafts); None if none."""
+    xs = [x for x in xs if x is not None]
+    return statistics.median(xs) if xs else None
 
 
 def summarize(runs, outs):
