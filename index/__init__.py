@@ -10,6 +10,8 @@ value_end.py   where copied values end and the template resumes
 substitute.py  tokens the output consistently writes in place of an input token
 trie.py        the draft trie: continuations merged with weights, emitted as a chain or tree
 propose.py     drafts from a request's automaton and external ones (memory, corpus), batched
+paths.py       best root paths of a batch of tree drafts (for chain verifiers)
+rows.py        an engine's token table: content keys of its rows, their new tokens
 memory.py      cross-request memory with a token budget
 corpus.py      static corpus indexes: build, save, mmap load, merge
 validate.py    token-id checks with errors that name the fix

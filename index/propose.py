@@ -335,13 +335,14 @@ def propose_batch(B, slots, ext, params, out_tok, out_par, out_prob, out_n, scra
 
 
 @njit(cache=True)
-def step_batch(B, slots, tokens, offsets, ext, params, vocab, out_tok, out_par, out_prob, out_n, scratch_i,
-               scratch_f):
+def step_batch(B, slots, tokens, offsets, ext, params, vocab, out_tok, out_par, out_prob, out_n, grown,
+               scratch_i, scratch_f):
     """For every row r: append tokens[offsets[r]:offsets[r + 1]] to request slots[r], then propose_one into
     out_*[r] (the per-step hot path of a serving loop, one native call for the whole batch).
 
-    Returns -1 when any id is out of range (then nothing is done), else the number of rows whose buffer grew
-    (stored back into B; mirror them with Arena.sync)."""
+    Returns -1 when any id is out of range (then nothing is done), else the number k of rows whose buffer grew
+    (stored back into B), listed in grown[:k] (int64 [>= len(slots)]): mirror just those with Arena.sync, since
+    with requests of mixed lengths some row grows at most steps and a sync costs ~1.6 us a row."""
     if check_ids(tokens, vocab):
         return -1
     B = borrow(B)
@@ -356,6 +357,7 @@ def step_batch(B, slots, tokens, offsets, ext, params, vocab, out_tok, out_par, 
             b = append_core(B, s, toks, ext, window)
             if b.shape[0] != n_old:
                 B[s] = b
+                grown[grew] = r
                 grew += 1
         out_n[r] = propose_one(B, s, ext, params, borrow(out_tok[r]), borrow(out_par[r]), borrow(out_prob[r]),
                                scratch_i, scratch_f)

@@ -10,6 +10,8 @@ def warmup():
     from .cursors import append_one, append_tokens
     from .memory import Memory
     from .propose import propose_batch, propose_single, scratch, step_batch, step_single
+    from .paths import _best_paths, best_root_paths
+    from .rows import _gather, _row_keys, gather_rows, row_keys
 
     arena = Arena()
     mem = Memory(arena, 1024, 2)
@@ -44,12 +46,19 @@ def warmup():
             bufs = (grown,) + bufs[1:]
             arena.set(slot, grown)
         if step_batch(arena.buffers, np.array([slot], np.int64), toks[:1], np.array([0, 1], np.int64), ext, params,
-                      0, *out, si, sf):
+                      0, *out, np.empty(1, np.int64), si, sf):
             arena.sync(slot)
+    # an engine's token table (vLLM's proposer)
+    table = np.arange(12, dtype=np.int32).reshape(3, 4)
+    assert row_keys(table, [0, 2], [4, 2]).shape == (2,)
+    assert gather_rows(table, [2], [1], [3])[0].tolist() == [9, 10]
+    assert best_root_paths(table[:1], np.array([[-1, 0, -1, 1]], np.int32), np.ones((1, 4), np.float32),
+                           [4])[2].tolist() == [3]
     # five, then one by append_one, and per tree setting one by step_single and one by step_batch
     assert text_of(arena[slot]).shape[0] == 10
     n = 0
-    for fn in (append_tokens, append_one, propose_batch, propose_single, step_single, step_batch):
+    for fn in (append_tokens, append_one, propose_batch, propose_single, step_single, step_batch, _row_keys, _gather,
+               _best_paths):
         if not fn.signatures:
             raise RuntimeError(f"numba did not compile {fn.__name__}; check the numba install (numba -s)")
         n += len(fn.signatures)

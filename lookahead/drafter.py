@@ -338,13 +338,13 @@ class Drafter:
             flat = np.concatenate(rows) if rows else np.zeros(0, np.int32)
         slots = self._slots(handles)
         toks, pars, probs, n, budget = self._outputs(B, max_draft)
+        grown = self._out[4]
         grew = step_batch(self.arena.buffers, slots, flat, offs, self._ext_list, self._param_array(budget), self._vocab,
-                          toks, pars, probs, n, *self._scratch)
+                          toks, pars, probs, n, grown, *self._scratch)
         if grew < 0:  # nothing was appended
             self._name_bad_id(flat)
-        if grew > 0:
-            for slot in slots:
-                self.arena.sync(slot)
+        for r in grown[:grew].tolist():
+            self.arena.sync(slots[r])
         return toks[:, :budget], pars[:, :budget], probs[:, :budget], n
 
     def _outputs(self, B, max_draft):
@@ -354,8 +354,8 @@ class Drafter:
             rows = max(B, 0 if self._out is None else self._out[0].shape[0])
             cols = max(budget, 0 if self._out is None else self._out[0].shape[1])
             self._out = (np.empty((rows, cols), np.int32), np.empty((rows, cols), np.int32),
-                         np.empty((rows, cols), np.float32), np.empty(rows, np.int64))
-        return (*(o[:B] for o in self._out), budget)
+                         np.empty((rows, cols), np.float32), np.empty(rows, np.int64), np.empty(rows, np.int64))
+        return (*(o[:B] for o in self._out[:4]), budget)
 
     def propose_arrays(self, handles, max_draft=None):
         """Like propose_many without Python objects per request: (tokens, parents, probs) as [B, budget]

@@ -14,7 +14,8 @@ fail it with a message naming the fix).
 
 vLLM hands the proposer rows only (sampled tokens, token counts, the token table), and condenses its batch
 between steps, so a row may hold another request than before. Requests are therefore recognised by content:
-a request is keyed by (length, first 16 tokens, last 16 tokens) of the text the drafter has seen; a row whose
+a request is keyed by (length, first 16 tokens, last 16 tokens) of the text the drafter has seen, hashed for
+the whole batch in one native call (index/rows.py), as is the gathering of every row's new tokens; a row whose
 text before this step's sampled tokens has a known key continues that request, any other row starts one.
 Requests unseen for two steps are finished (their text joins cross-request memory). A misattribution could only
 cost draft quality, never correctness: vLLM verifies every draft. Any exception inside the proposer is logged
@@ -121,10 +122,6 @@ class LookaheadProposer:
     def load_model(self, *args, **kwargs):
         pass
 
-    @staticmethod
-    def _key(row, n):
-        return n, row[:min(n, _W)].tobytes(), row[max(0, n - _W):n].tobytes()
-
     def propose(self, sampled_token_ids, num_tokens_no_spec, token_ids_cpu, slot_mappings=None):
         try:
             return self._propose(sampled_token_ids, num_tokens_no_spec, token_ids_cpu)
@@ -145,56 +142,63 @@ class LookaheadProposer:
         self.live = {}
 
     def _propose(self, sampled_token_ids, num_tokens_no_spec, token_ids_cpu):
+        from .index.rows import gather_rows, row_keys
+
         self.step += 1
         d = self.drafter
-        rows, handles, lens, new = [], [], [], []
+        B = len(sampled_token_ids)
+        out = [[] for _ in range(B)]
+        table = np.asarray(token_ids_cpu)
+        if table.dtype != np.int32:  # vLLM's is int32 already (no copy); other callers' tables are converted
+            table = table.astype(np.int32)
+        n_new = np.fromiter(map(len, sampled_token_ids), np.int64, B)
+        n_tok = np.asarray(num_tokens_no_spec[:B], np.int64)
+        # a partial prefill has no sampled token (nothing to draft yet); a full row cannot grow
+        rows = np.flatnonzero((n_new > 0) & (n_tok < self.max_model_len))
+        lens = n_tok[rows]
+        prev = lens - n_new[rows]
+        key_prev = row_keys(table, rows, prev, _W).tolist()
+        key_now = row_keys(table, rows, lens, _W).tolist()
+        starts = prev.copy()
+        handles = []
         fresh = {}
-        for i, sampled in enumerate(sampled_token_ids):
-            if not sampled:
-                continue  # a partial prefill: nothing to draft yet
-            n = int(num_tokens_no_spec[i])
-            if n >= self.max_model_len:
-                continue
-            row = np.ascontiguousarray(token_ids_cpu[i, :n], dtype=np.int32)
-            prev = n - len(sampled)
-            entries = self.live.get(self._key(row, prev))
+        live = self.live
+        step = self.step
+        for j, i in enumerate(rows.tolist()):
+            entries = live.get(key_prev[j])
             if entries:
                 h = entries.pop()[0]
-                new.append(row[prev:n])
             else:
-                h = d.begin(row)
-                new.append(row[:0])
-            fresh.setdefault(self._key(row, n), []).append([h, self.step])
-            rows.append(i)
+                h = d.begin(table[i, :lens[j]])
+                starts[j] = lens[j]  # its whole text went into begin: nothing new to append
+            fresh.setdefault(key_now[j], []).append([h, step])
             handles.append(h)
-            lens.append(n)
         # requests not in this step: keep them one more step (a row can skip a step), then finish them
-        for key, entries in self.live.items():
+        for key, entries in live.items():
             for h, seen in entries:
-                if self.step - seen >= 2:
+                if step - seen >= 2:
                     d.end(h)
                 else:
                     fresh.setdefault(key, []).append([h, seen])
         self.live = fresh
-        out = [[] for _ in sampled_token_ids]
         if not handles:
             return out
-        toks, pars, probs, n_nodes = d.step_arrays(handles, new)  # all appends and proposals: one native call
+        # all appends and proposals: one native call
+        toks, pars, probs, n_nodes = d.step_arrays(handles, gather_rows(table, rows, starts, lens))
         floor = auto_min_prob(int(np.count_nonzero(n_nodes))) if self.settings.min_prob is None else 0.0
-        for j, i in enumerate(rows):
-            cap = min(self.k, self.max_model_len - lens[j] - 1)
-            if cap <= 0 or n_nodes[j] == 0:
-                continue
-            if self.settings.tree:  # vLLM verifies chains: the tree's best root path
-                from .drafter import Draft
+        caps = np.minimum(self.k, self.max_model_len - lens - 1)
+        if self.settings.tree:  # vLLM verifies chains: each tree's best root path
+            from .index.paths import best_root_paths
 
-                nodes = Draft(toks[j, :n_nodes[j]], pars[j, :n_nodes[j]], probs[j, :n_nodes[j]]).best_path_nodes()
-                path, reach = toks[j, nodes], probs[j, nodes]
-            else:
-                path, reach = toks[j, :n_nodes[j]], probs[j, :n_nodes[j]]
-            if floor > 0.0:
-                low = np.flatnonzero(reach < floor)
-                if low.shape[0]:
-                    cap = min(cap, int(low[0]))
-            out[i] = path[:cap].tolist()
+            toks, probs, n_nodes = best_root_paths(toks, pars, probs, n_nodes)
+        # a chain stops at the engine's limits, at its own end and before the first node reached below the floor
+        n = np.minimum(caps, n_nodes)
+        if floor > 0.0:
+            low = probs < floor
+            n = np.minimum(n, np.where(low.any(axis=1), low.argmax(axis=1), toks.shape[1]))
+        n = n.tolist()
+        for j, (i, t) in enumerate(zip(rows.tolist(), toks.tolist())):
+            if n[j] > 0:
+                out[i] = t[:n[j]]
         return out
+

@@ -52,6 +52,7 @@ def test_cost_sweep_and_batch_cost_report_every_length():
     recs = [{"prompt_ids": text[:1500], "output_ids": text[1500:]}]
     b = batch_cost(recs, sizes=(8,), budget=8, context=256)
     assert len(b) == 2 and all(r["us_per_request_step"] > 0 and r["us_per_request_arrays"] > 0 for r in b)
+    assert all(r["us_per_request_vllm"] > 0 for r in b)
     # a workload shorter than the context (bench replay --limit 3 on completion) is repeated, not an IndexError
     short = batch_cost([{"prompt_ids": text[:200], "output_ids": text[200:250]}], sizes=(8,), budget=8, context=256)
     assert len(short) == 2 and all(r["us_per_request_step"] > 0 for r in short)

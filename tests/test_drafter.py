@@ -332,6 +332,22 @@ def test_step_arrays_equals_step_per_request(tree):
     assert [a.tokens(h).tolist() for h in ha] == before  # nothing appended by the refused calls
 
 
+def test_step_arrays_mirrors_just_the_grown_rows():
+    """A batched step where one row's buffer grows and the others' do not: the Python mirror of every slot is
+    the buffer the native call left in the typed List (step_batch lists the grown rows; only they are synced)."""
+    d = Drafter(max_draft=8, vocab_size=50)
+    rng = np.random.default_rng(3)
+    hs = [d.begin(rng.integers(0, 50, n)) for n in (30, 300, 5)]
+    slots = [d._slot(h) for h in hs]
+    before = [d.arena[s] for s in slots]
+    d.step_arrays(hs, [[1], rng.integers(0, 50, 2000), []])
+    for s, old in zip(slots, before):
+        mirror, native = d.arena.py[s], d.arena.buffers[s]  # a typed List hands out a new array object each time
+        assert mirror.ctypes.data == native.ctypes.data and mirror.shape == native.shape
+    assert [d.arena[s] is old for s, old in zip(slots, before)] == [True, False, True]
+    assert d.tokens(hs[1]).shape[0] == 2300
+
+
 def test_torch_and_list_inputs():
     torch = pytest.importorskip("torch")
     d = Drafter(max_draft=4, learn=False)

@@ -155,9 +155,40 @@ def _best(fn, blocks, per):
     return best * 1e6
 
 
+def _vllm_step_cost(pool, starts, context, budget, tree, blocks, per):
+    """µs per request of LookaheadProposer.propose, every row one token further each call (no vLLM needed:
+    the proposer reads only a few fields of the engine's config)."""
+    from types import SimpleNamespace
+
+    from lookahead.vllm import LookaheadProposer, VllmSettings
+
+    n = len(starts)
+    steps = blocks * per + 2
+    width = context + steps + 1
+    vocab = int(pool.max()) + 1
+    cfg = SimpleNamespace(speculative_config=SimpleNamespace(num_speculative_tokens=budget),
+                          model_config=SimpleNamespace(max_model_len=width + 1, get_vocab_size=lambda: vocab))
+    p = LookaheadProposer(cfg, VllmSettings(learn=False, tree=tree))
+    table = np.stack([pool[s:s + width] for s in starts]).astype(np.int32)
+    at = [context]
+
+    def one():
+        sampled = table[:, at[0] - 1:at[0]].tolist()
+        p.propose(sampled, np.full(n, at[0], np.int64), table)
+        at[0] += 1
+
+    one()  # every request starts here (begin), outside the timing
+    t = _best(one, blocks, per) / n
+    if p.failures:
+        raise RuntimeError("the vLLM proposer failed while being timed; see the log")
+    return t
+
+
 def batch_cost(records, sizes=(256,), budget=16, context=1024):
-    """µs per request of one propose_many over many requests, and of one step_arrays (append one token to
-    every request, then propose for all: a serving loop's step) in one native call."""
+    """µs per request of one propose_many over many requests, of one step_arrays (append one token to every
+    request, then propose for all: a serving loop's step) in one native call, and of one step of the vLLM
+    proposer (lookahead.vllm.LookaheadProposer.propose over a token table, as vLLM calls it: recognising the
+    rows' requests, gathering their new tokens, step_arrays, cutting the drafts into lists)."""
     import lookahead
 
     pool = np.concatenate([np.concatenate([r["prompt_ids"], r["output_ids"]]) for r in records])
@@ -181,5 +212,6 @@ def batch_cost(records, sizes=(256,), budget=16, context=1024):
             objs = _best(lambda: d.propose_many(hs), blocks, per) / n
             out.append({"drafter": "lookahead tree" if tree else "lookahead chain", "requests": n,
                         "context": context, "us_per_request_arrays": arr, "us_per_request_drafts": objs,
-                        "us_per_request_step": step})
+                        "us_per_request_step": step,
+                        "us_per_request_vllm": _vllm_step_cost(pool, starts, context, budget, tree, blocks, per)})
     return out

@@ -58,9 +58,9 @@ def main(args):
         batch = batch_cost([{"prompt_ids": text_for_sweep, "output_ids": text_for_sweep[:0]}], budget=args.budget)
         print()
         print(table(batch, ["drafter", "requests", "context", "us_per_request_arrays", "us_per_request_drafts",
-                            "us_per_request_step"],
-                    "one native call over many requests: propose_arrays / propose_many, and step_arrays (append 1 "
-                    "token + propose)"))
+                            "us_per_request_step", "us_per_request_vllm"],
+                    "one native call over many requests: propose_arrays / propose_many, step_arrays (append 1 "
+                    "token + propose), and a step of the vLLM proposer (LookaheadProposer.propose)"))
     if args.plot:
         _plot(rows, sweep, args.plot)
         print(f"plot: {args.plot}")
