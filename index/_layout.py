@@ -107,12 +107,20 @@ def _buffer_size(cap_tx, cap_st, cap_ed, cap_hs):
     return H_SIZE + ST_W * cap_st + ED_W * cap_ed + HS_W * cap_hs + cap_tx
 
 
+@njit(cache=True, inline="always")
+def ed_cap(cap_tx):
+    """Edge room for a text of cap_tx tokens: real text needs 2.0-2.2 edges a token (code: 2.08), so with room for
+    2 the edges ran out just before the text did, and an automaton grew twice (each a copy and a rehash) where
+    once would do."""
+    return (9 * cap_tx) // 4 + 8
+
+
 @njit(cache=True)
 def alloc(cap_tx):
     """A new automaton holding the empty text, with room for about `cap_tx` tokens."""
     cap_tx = max(cap_tx, 8)
     cap_st = 2 * cap_tx + 2
-    cap_ed = 2 * cap_tx + 8
+    cap_ed = ed_cap(cap_tx)
     cap_hs = _pow2_at_least(2 * cap_ed)
     b = np.empty(_buffer_size(cap_tx, cap_st, cap_ed, cap_hs), np.int32)
     b[:H_SIZE] = 0

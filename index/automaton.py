@@ -9,7 +9,7 @@ from numba import njit
 
 from ._layout import (ED_W, E_NEXT, E_TO, E_TOK, H_CAP_ED, H_CAP_ST, H_CAP_TX, H_LAST, H_N_ED, H_N_ST, H_N_TX,
                       H_OFF_ED, H_OFF_HS, H_OFF_ST, H_OFF_TX, HS_W, S_CLONE, S_EH, S_LEN, S_LINK, S_LTH, S_LTN,
-                      S_LTP, SEP, ST_W, add_edge, add_edge_at, alloc, edge_room, get_edge, grow, probe)
+                      S_LTP, SEP, ST_W, add_edge, add_edge_at, alloc, ed_cap, edge_room, get_edge, grow, probe)
 
 
 @njit(cache=True, inline="always")
@@ -77,7 +77,7 @@ def _lt_remove(b, child):
 def extend(b, c):
     """Appends token c to the text of automaton b; returns b or its grown copy."""
     if b[H_N_TX] + 1 > b[H_CAP_TX] or b[H_N_ST] + 2 > b[H_CAP_ST]:
-        b = grow(b, 2 * b[H_CAP_TX], 2 * b[H_CAP_ST] + 2, b[H_CAP_ED])
+        b = grow(b, 2 * b[H_CAP_TX], 2 * b[H_CAP_ST] + 2, ed_cap(2 * b[H_CAP_TX]))
     b[b[H_OFF_TX] + b[H_N_TX]] = c
     b[H_N_TX] += 1
     last = b[H_LAST]
@@ -134,7 +134,7 @@ def extend_many(b, tokens):
     # one growth up front for the common case; extend() still grows on its own if edges run out
     need = b[H_N_TX] + tokens.shape[0]
     if need > b[H_CAP_TX]:
-        b = grow(b, 2 * need, 4 * need + 2, max(b[H_CAP_ED], 2 * need + 8))
+        b = grow(b, 2 * need, 4 * need + 2, ed_cap(2 * need))
     for i in range(tokens.shape[0]):
         b = extend(b, tokens[i])
     return b
