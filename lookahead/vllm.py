@@ -29,6 +29,9 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
+from .index.paths import best_root_paths
+from .index.rows import gather_rows, row_keys
+
 ENV = "LOOKAHEAD_VLLM_CONFIG"
 _W = 16
 log = logging.getLogger("lookahead.vllm")
@@ -142,8 +145,6 @@ class LookaheadProposer:
         self.live = {}
 
     def _propose(self, sampled_token_ids, num_tokens_no_spec, token_ids_cpu):
-        from .index.rows import gather_rows, row_keys
-
         self.step += 1
         d = self.drafter
         B = len(sampled_token_ids)
@@ -188,8 +189,6 @@ class LookaheadProposer:
         floor = auto_min_prob(int(np.count_nonzero(n_nodes))) if self.settings.min_prob is None else 0.0
         caps = np.minimum(self.k, self.max_model_len - lens - 1)
         if self.settings.tree:  # vLLM verifies chains: each tree's best root path
-            from .index.paths import best_root_paths
-
             toks, probs, n_nodes = best_root_paths(toks, pars, probs, n_nodes)
         # a chain stops at the engine's limits, at its own end and before the first node reached below the floor
         n = np.minimum(caps, n_nodes)
