@@ -338,7 +338,7 @@ class Drafter:
             flat = np.concatenate(rows) if rows else np.zeros(0, np.int32)
         slots = self._slots(handles)
         toks, pars, probs, n, budget = self._outputs(B, max_draft)
-        grown = self._out[4]
+        grown = np.empty(B, np.int64)  # the rows whose buffer grew (step_batch lists them)
         grew = step_batch(self.arena.buffers, slots, flat, offs, self._ext_list, self._param_array(budget), self._vocab,
                           toks, pars, probs, n, grown, *self._scratch)
         if grew < 0:  # nothing was appended
@@ -354,8 +354,8 @@ class Drafter:
             rows = max(B, 0 if self._out is None else self._out[0].shape[0])
             cols = max(budget, 0 if self._out is None else self._out[0].shape[1])
             self._out = (np.empty((rows, cols), np.int32), np.empty((rows, cols), np.int32),
-                         np.empty((rows, cols), np.float32), np.empty(rows, np.int64), np.empty(rows, np.int64))
-        return (*(o[:B] for o in self._out[:4]), budget)
+                         np.empty((rows, cols), np.float32), np.empty(rows, np.int64))
+        return (*(o[:B] for o in self._out), budget)
 
     def propose_arrays(self, handles, max_draft=None):
         """Like propose_many without Python objects per request: (tokens, parents, probs) as [B, budget]

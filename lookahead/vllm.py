@@ -200,4 +200,3 @@ class LookaheadProposer:
             if n[j] > 0:
                 out[i] = t[:n[j]]
         return out
-
