@@ -19,7 +19,9 @@ two places, the current run and the one before it:
             apart from the two runs (an inserted line wanders through places that match it for a few tokens
             and moves both runs away). Until the copy comes back to it, a proposal also drafts the input from
             the first place in the WINDOW from there that holds the context's last token (propose.py): that
-            is where the input goes on after an inserted line or a replaced span.
+            is where the input goes on after an inserted line or a replaced span. A token never seen (nothing
+            matches) ends a run too; right after it, the input after the replaced span is drafted instead
+            (resume_after_swap).
 
 Stored in the request automaton's header (H_CP, H_CP + 1, H_BRK: 1 + a position, 0 = none; H_RUN: tokens
 the current run copied), so it travels with the buffer (growth copies the header) and needs no state outside it.
@@ -36,6 +38,7 @@ WINDOW = 64  # tokens searched ahead of a run's place for where it resumes
 NEED = 2     # agreement (capped at the longest match) that resumes a run
 ANCHOR = 4   # a match this long elsewhere means the copy jumped there
 LONG = 8     # a run that copied this many input tokens leaves a break when it stops
+SWAP = 2     # output tokens after a break that may have replaced as many input tokens
 AGREE = 64   # agreement at the pointer is measured up to this many tokens: a bound on a proposal's cost that
              # does not grow with the context (a long copy of repetitive text matches for thousands of tokens)
 
@@ -122,15 +125,43 @@ def resume_at_break(b):
     return _resume(b, brk, 0, b[H_PE] - 1)
 
 
+@njit(cache=True, inline="always")
+def resume_after_swap(b, extra):
+    """Where the input goes on when the output wrote tokens of its own in place of the input's at the break
+    (a fixed typo, a renamed word), when nothing matches the context (propose.py): the output's last
+    g <= SWAP tokens follow the copy's last two tokens, and the input goes on after g + extra replaced
+    tokens (extra = 0: as many as the output wrote; 1, 2: a word the tokenizer split into more pieces,
+    "ret|re|ived" -> " retrieved"). Returns the end position to continue after, or -1."""
+    brk = b[H_BRK] - 1
+    if brk < 2:
+        return -1
+    ot = b[H_OFF_TX]
+    n = b[H_N_TX]
+    pe = b[H_PE]
+    for g in range(1, SWAP + 1):
+        j = n - 1 - g  # the text's last copied token
+        if j < 1:
+            break
+        if b[ot + j] == mapped(b, brk - 1, b[ot + brk - 1]) and b[ot + j - 1] == mapped(b, brk - 2, b[ot + brk - 2]):
+            e = brk - 1 + g + extra
+            if e + 1 < pe and b[ot + e + 1] != SEP:
+                return e
+            return -1
+    return -1
+
+
 @njit(cache=True)
 def track(b, added):
     """Moves request b's pointer after `added` tokens were appended to its text."""
     v, L = self_cursor(b)
-    if L == 0:
-        return  # nothing matches: keep the places where the runs broke off
+    nxt = b[H_CP]
+    if L == 0:  # nothing matches: keep the places where the runs broke off
+        if nxt > 0 and nxt - 1 < b[H_PE] and b[H_RUN] >= LONG:  # a token never seen ended a long copy
+            b[H_BRK] = nxt + agree(b, nxt - 1, added) + 1
+            b[H_RUN] = 0
+        return
     n = b[H_N_TX]
     need = min(L, NEED)
-    nxt = b[H_CP]
     if nxt > 0:
         e = nxt - 1 + added
         if e < n - 1 and backmatch(b, e, need) >= need:  # the copy went on

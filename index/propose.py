@@ -22,11 +22,15 @@ from .borrow import borrow
 from .automaton import extend, extend_many, match_step, occurrences, self_cursor, slen, slink
 from .cursors import append_core, check_ids, cursor_entry
 from .analogy import live
-from .pointer import AGREE, backmatch, candidate, resume_at_break
+from .pointer import AGREE, backmatch, candidate, resume_after_swap, resume_at_break
 from .trie import alpha_at, child_of, insert, insert_spliced, select
 from .value_end import POINTER_VOTES, value_end
 
 BRK_W = 4.0  # weight of the input's continuation at a break (flat: 2 to 6 give the same tau)
+
+# when nothing matches, the input after a replaced span as long as the output's own tokens since the break, and
+# after one and two input tokens more (a word the tokenizer splits differently: "ret|re|ived" -> " retrieved")
+SWAP_W = (4.0, 2.0, 2.0)
 
 MAX_TIERS = 1 + N_CUR
 MAX_BACKOFF = 4
@@ -68,7 +72,7 @@ def _recent_occurrences(b, v, out, occ, spare):
 
 @njit(cache=True, inline="always")
 def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff, power, alpha0, half_len, self_w, norm, copy_w, an_w,
-                ends, t_tok, t_par, t_child, t_sib, t_w, occbuf, src, spare):
+                ends, swap_slot, t_tok, t_par, t_child, t_sib, t_w, occbuf, src, spare):
     """Merges continuations of every tier's matched suffix into a weighted trie rooted at node 0.
 
     Per tier, the longest match and then up to `backoff` shorter ones (suffix-link ancestors: the PPM idea,
@@ -82,7 +86,9 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff, power, alpha0, half_len,
     break where a long copy of the input stopped weighs BRK_W. With an_w > 0 (tier 0 is the
     request's own text), a live analogous place (analogy.py) adds an_w there. With `ends`, a value copied
     from the input forks back to the template where it is predicted to end (value_end.py): the pointer's
-    weight goes to that fork (once the pair has two votes), the analogy's to both. Returns (nodes, alpha).
+    weight goes to that fork (once the pair has two votes), the analogy's to both. When nothing matches and
+    swap_slot is the request's own automaton, the input after the span the output's new tokens replaced
+    (pointer.resume_after_swap) is drafted, weighing SWAP_W. Returns (nodes, alpha).
     """
     t_tok[0] = -1
     t_par[0] = -1
@@ -112,7 +118,14 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff, power, alpha0, half_len,
             v = slink(b, v)
             L = slen(b, v)
     if Lmax == 0:
-        return 1, 1.0
+        if swap_slot >= 0:  # nothing matches (the output wrote a token never seen): it may have replaced input
+            sb = borrow(B[swap_slot])
+            if sb[H_VE] == 0:  # (in a filled-in template a value, not a replacement, is what is never seen)
+                for extra in range(len(SWAP_W)):
+                    se = resume_after_swap(sb, extra)
+                    if se >= 0:
+                        nn = insert(sb, se, SWAP_W[extra], depth, t_tok, t_par, t_child, t_sib, t_w, nn)
+        return nn, alpha_at(0, alpha0, half_len)
     b = borrow(B[tb[0]])
     ce = -1
     cw = 0.0
@@ -272,7 +285,7 @@ def propose_one(B, slot, ext, params, out_tok, out_par, out_prob, scratch_i, scr
     base = 1.0
     own = nt > 0 and tb[0] == slot  # tier 0 is the request's own text (it matched); rounds keep the tiers
     opening = _opening(B, slot, tb, tv, tl, nt, occbuf, cand) if params[14] != 0 else -1
-    while n_out < budget and nt > 0:
+    while n_out < budget:
         left = budget - n_out
         first = attach == -1
         # a response's first token follows earlier responses rather than the prompt's own continuation, so the
@@ -280,8 +293,8 @@ def propose_one(B, slot, ext, params, out_tok, out_par, out_prob, scratch_i, scr
         mine = own and not (opening >= 0 and first)
         nn, alpha = _build_trie(B, tb, tv, tl, nt, left, occ, backoff, power, alpha0, half_len,
                                 self_w if mine else 1.0, norm, copy_w if mine and first else 0.0,
-                                an_w if mine and first else 0.0, ends, t_tok, t_par, t_child, t_sib, t_w, occbuf,
-                                src, cand)
+                                an_w if mine and first else 0.0, ends, slot if first and copy_w > 0.0 else -1,
+                                t_tok, t_par, t_child, t_sib, t_w, occbuf, src, cand)
         if nn == 1:
             break
         if opening >= 0 and first:

@@ -57,7 +57,15 @@ def ref_pointer(text, state, added, pe=0, window=64, need_cap=2, anchor=4, long=
     cur, prev, brk, run = state
     n = len(text)
     L = RefIndex(text).longest_repeat_suffix()
-    if L == 0:
+
+    def followed(j=0):  # how many of the added tokens still followed the run
+        while j < added and cur + j < n - added and text[cur + j] == text[n - added + j]:
+            j += 1
+        return j
+
+    if L == 0:  # a token never seen: the places stay; it ends a long copy of the input there
+        if cur > 0 and cur - 1 < pe and run >= long:
+            return {(cur, prev, cur + followed() + 1, 0)}
         return {(cur, prev, brk, run)}
     need = min(L, need_cap)
 
@@ -75,10 +83,7 @@ def ref_pointer(text, state, added, pe=0, window=64, need_cap=2, anchor=4, long=
                 brk = 0  # the copy came back to where it broke off
             return {(e + 1, prev, brk, run)}
         if cur - 1 < pe and run >= long:
-            j = 0  # the added tokens that still followed the run
-            while j < added and cur + j < n - added and text[cur + j] == text[n - added + j]:
-                j += 1
-            brk = cur + j + 1
+            brk = cur + followed() + 1
     for k, p in enumerate((cur, prev)):
         if p > 0:
             for e in range(p - 1, min(p - 1 + window, n - 1)):
@@ -98,6 +103,24 @@ def ref_resume_at_break(text, brk, pe, window=64):
     for e in range(max(p - 1, 0), min(p - 1 + window, pe - 1, len(text) - 1)):
         if text[e] == text[-1] and text[e + 1] != SEP:
             return e
+    return -1
+
+
+def ref_resume_after_swap(text, brk, pe, extra, swap=2):
+    """pointer.resume_after_swap by its definition: the output's last g <= swap tokens follow a copy of the
+    two input tokens before the break (brk: 1 + the position where the copy stopped); the input goes on after
+    g + extra replaced tokens there. The end position to continue after, or -1."""
+    n = len(text)
+    p = brk - 1
+    if p < 2:
+        return -1
+    for g in range(1, swap + 1):
+        j = n - 1 - g
+        if j < 1:
+            return -1
+        if text[j - 1:j + 1] == text[p - 2:p]:
+            e = p - 1 + g + extra
+            return e if e + 1 < pe and text[e + 1] != SEP else -1
     return -1
 
 

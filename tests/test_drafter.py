@@ -7,8 +7,8 @@ import lookahead
 from lookahead import Drafter, DrafterConfig
 from lookahead.index._layout import H_BRK, H_CP, H_PE, H_RUN
 from lookahead.index.automaton import text_of
-from lookahead.index.pointer import candidate, resume_at_break
-from reference_index import RefIndex, ref_pointer, ref_resume_at_break
+from lookahead.index.pointer import candidate, resume_after_swap, resume_at_break
+from reference_index import RefIndex, ref_pointer, ref_resume_after_swap, ref_resume_at_break
 
 
 def check_draft(d, budget):
@@ -139,6 +139,8 @@ def _check_pointer(chunks, reference):
             assert text[e] == text[-1] and e + 1 < len(text) and text[e + 1] != -1
             assert any(0 < p <= e + 1 < p + 64 for p in state[:2])
         assert resume_at_break(b) == ref_resume_at_break(text, state[2], pe)
+        for extra in range(3):
+            assert resume_after_swap(b, extra) == ref_resume_after_swap(text, state[2], pe, extra)
         breaks += state[2] > 0
     return breaks
 
@@ -179,6 +181,26 @@ def test_copy_resumes_where_it_broke_off_after_an_insertion():
         assert dr.best_path().tolist()[:4] == y[:4]
         if tree:  # the line just written stays covered by a branch
             assert p1[0] in dr.tokens.tolist()
+
+
+@pytest.mark.parametrize("replaced", [1, 2, 3])
+def test_copy_goes_on_after_a_replaced_word(replaced):
+    # the output copies x, then writes a token never seen in place of `replaced` input tokens (a fixed typo
+    # the tokenizer split in pieces): nothing matches the context, yet the input goes on after the replaced
+    # span, so a branch drafts it (without one the draft was empty)
+    x, y = list(range(100, 120)), list(range(30, 50))
+    prompt = [1] + x + [7, 8, 9][:replaced] + y + [2]
+    d = Drafter(max_draft=16, tree=True, learn=False)
+    h = d.begin(prompt)
+    for t in x + [999]:
+        d.append(h, [t])
+    dr = d.propose(h)
+    t, par = dr.tokens.tolist(), dr.parents.tolist()
+    root = [i for i in range(len(t)) if par[i] == -1 and t[i] == y[0]]
+    assert root, t
+    assert [t[i] for i in range(len(t)) if par[i] == root[0]] == [y[1]]  # the branch goes on with the input
+    d.append(h, y[:3])  # once the copy is back, the draft is the input again
+    assert d.propose(h).best_path().tolist()[:4] == y[3:7]
 
 
 @given(st.lists(st.integers(0, 3), min_size=2, max_size=60))
