@@ -38,6 +38,11 @@ H_N_DOCS = 15
 H_CUR = 16
 N_CUR = 7  # a request sees at most 5 external automata (drafter.EXT_TIERS); 2 entries spare for re-syncs
 CUR_W = 4
+# a memory segment keeps no cursors: there H_OPEN .. H_OPEN + N_OPEN - 1 hold where its newest documents'
+# responses start (1 + a text position, newest first; <= 0 = none), so a response's first draft can open the
+# way they did (propose._recent_openings)
+H_OPEN = H_CUR
+N_OPEN = 4
 # the copy pointer (pointer.py): 1 + the position in the request's own text it is copying from; 0 = none
 H_CP = H_CUR + N_CUR * CUR_W  # and H_CP + 1: the run before it
 # the analogy (analogy.py): 1 + a position in the request's text (0 = none) for the place an analogous copy

@@ -7,6 +7,7 @@ token budget (and the process's memory flat) however many requests pass through.
 """
 import numpy as np
 
+from ._layout import H_N_TX, H_OPEN, N_OPEN
 from .automaton import new_automaton, text_of
 from .propose import add_document
 
@@ -26,23 +27,37 @@ class Memory:
         self._segs = []  # [slot, generation, tokens], oldest first
         self.documents = 0
 
-    def add(self, tokens):
-        """Adds one finished document (int32 array). Keeps its last seg_cap - 1 tokens when longer."""
+    def add(self, tokens, response_start=-1):
+        """Adds one finished document (int32 array). Keeps its last seg_cap - 1 tokens when longer.
+        response_start: where in `tokens` the response begins (after the prompt); -1 = not a request."""
         if self.budget == 0 or len(tokens) == 0:
             return
-        tokens = np.ascontiguousarray(tokens[-(self.seg_cap - 1):] if self.seg_cap > 1 else tokens[-1:],
-                                      dtype=np.int32)
+        cut = max(len(tokens) - max(self.seg_cap - 1, 1), 0)
+        tokens = np.ascontiguousarray(tokens[cut:], dtype=np.int32)
         if not self._segs or self._segs[-1][2] + len(tokens) + 1 > self.seg_cap:
             slot, gen = self.arena.add(new_automaton(min(self.seg_cap, 4 * len(tokens) + 64)))
+            self.arena[slot][H_OPEN:H_OPEN + N_OPEN] = 0
             self._segs.append([slot, gen, 0])
             if len(self._segs) > self.max_segments:
                 old = self._segs.pop(0)
                 self.arena.free(old[0])
         seg = self._segs[-1]
+        at = int(self.arena[seg[0]][H_N_TX])  # where the document starts in the segment's text
         add_document(self.arena.buffers, seg[0], tokens)
         self.arena.sync(seg[0])
+        if 0 <= response_start - cut < len(tokens):
+            b = self.arena[seg[0]]
+            b[H_OPEN + 1:H_OPEN + N_OPEN] = b[H_OPEN:H_OPEN + N_OPEN - 1].copy()
+            b[H_OPEN] = at + response_start - cut + 1
         seg[2] += len(tokens) + 1
         self.documents += 1
+
+    def openings(self):
+        """Text positions in the newest segment where its newest documents' responses start, newest first."""
+        if not self._segs:
+            return []
+        b = self.arena[self._segs[-1][0]]
+        return [int(p) - 1 for p in b[H_OPEN:H_OPEN + N_OPEN] if p > 0]
 
     def tiers(self):
         """(slots, generations) of the live segments, newest first."""

@@ -17,7 +17,7 @@ rescans anything:
 import numpy as np
 from numba import njit
 
-from ._layout import CUR_W, H_AN, H_CP, H_CUR, H_N_TX, H_OFF_TX, H_PE, H_VE, N_CUR, SEP
+from ._layout import CUR_W, H_AN, H_CP, H_CUR, H_N_TX, H_OFF_TX, H_OPEN, H_PE, H_VE, N_CUR, N_OPEN, SEP
 from .borrow import borrow
 from .automaton import extend, extend_many, match_step, occurrences, self_cursor, slen, slink
 from .cursors import append_core, check_ids, cursor_entry
@@ -31,6 +31,8 @@ BRK_W = 4.0  # weight of the input's continuation at a break (flat: 2 to 6 give 
 # when nothing matches, the input after a replaced span as long as the output's own tokens since the break, and
 # after one and two input tokens more (a word the tokenizer splits differently: "ret|re|ived" -> " retrieved")
 SWAP_W = (4.0, 2.0, 2.0)
+
+OPEN_W = 2.0  # recent responses' openings against the rest of a first draft, when no match told how they open
 
 MAX_TIERS = 1 + N_CUR
 MAX_BACKOFF = 4
@@ -191,7 +193,9 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff, power, alpha0, half_len,
 def _opening(B, slot, tb, tv, tl, nt, occbuf, spare):
     """At a response's first draft (no output yet): the token that followed the most recent occurrence of the
     longest match in another tier (memory, corpus), i.e. how earlier responses opened; -1 when no other tier
-    matched or the request already has output."""
+    matched or the request already has output. In a memory segment that recorded where its newest responses
+    start (_layout.H_OPEN), only a match that ends where one of them starts counts: the end of a raw prompt
+    (its own data) matches anything, while a chat template's "assistant" turn ends right there."""
     b = borrow(B[slot])
     if not (b[H_PE] > 0 and b[H_N_TX] == b[H_PE]):
         return -1
@@ -202,9 +206,33 @@ def _opening(B, slot, tb, tv, tl, nt, occbuf, spare):
             continue
         eb = borrow(B[tb[i]])
         if _recent_occurrences(eb, tv[i], occbuf, 1, spare) > 0:  # followed by a real token
-            x = eb[eb[H_OFF_TX] + occbuf[0] + 1]
-            best = tl[i]
+            e = occbuf[0] + 1
+            ok = eb[H_OPEN] <= 0  # nothing recorded (a corpus): any match
+            for j in range(N_OPEN):
+                ok = ok or eb[H_OPEN + j] - 1 == e
+            if ok:
+                x = eb[eb[H_OFF_TX] + e]
+                best = tl[i]
     return x
+
+
+@njit(cache=True, inline="always")
+def _recent_openings(mb, depth, t_tok, t_par, t_child, t_sib, t_w, nn):
+    """At a response's first draft when no tier's match told how responses open (_opening: a raw prompt that
+    ends in its own data, not in a chat template): the openings of the newest responses in memory segment mb
+    (_layout.H_OPEN) join the trie, together OPEN_W times the weight of everything else."""
+    k = 0
+    for i in range(N_OPEN):
+        s = mb[H_OPEN + i] - 1
+        k += s >= 0 and s < mb[H_N_TX]
+    if k == 0:
+        return nn
+    w = OPEN_W * max(t_w[0], 1.0) / k
+    for i in range(N_OPEN):
+        s = mb[H_OPEN + i] - 1
+        if s >= 0 and s < mb[H_N_TX]:
+            nn = insert(mb, s - 1, w, depth, t_tok, t_par, t_child, t_sib, t_w, nn)
+    return nn
 
 
 @njit(cache=True, inline="always")
@@ -285,6 +313,14 @@ def propose_one(B, slot, ext, params, out_tok, out_par, out_prob, scratch_i, scr
     base = 1.0
     own = nt > 0 and tb[0] == slot  # tier 0 is the request's own text (it matched); rounds keep the tiers
     opening = _opening(B, slot, tb, tv, tl, nt, occbuf, cand) if params[14] != 0 else -1
+    # no tier told how responses open: the newest memory segment (ext column 0, when memory is on) recalls
+    # how its newest responses did
+    recall = (params[14] != 0 and opening == -1 and b[H_PE] > 0 and b[H_N_TX] == b[H_PE] and ext.shape[1] > 0
+              and ext[1, 0] != -1)
+    if recall:
+        mb = borrow(B[ext[0, 0]])
+        if 0 < mb[H_OPEN] <= mb[H_N_TX]:  # the newest response's first token opens this one too (_start_splice)
+            opening = mb[mb[H_OFF_TX] + mb[H_OPEN] - 1]
     while n_out < budget:
         left = budget - n_out
         first = attach == -1
@@ -295,6 +331,8 @@ def propose_one(B, slot, ext, params, out_tok, out_par, out_prob, scratch_i, scr
                                 self_w if mine else 1.0, norm, copy_w if mine and first else 0.0,
                                 an_w if mine and first else 0.0, ends, slot if first and copy_w > 0.0 else -1,
                                 t_tok, t_par, t_child, t_sib, t_w, occbuf, src, cand)
+        if recall and first:
+            nn = _recent_openings(borrow(B[ext[0, 0]]), left, t_tok, t_par, t_child, t_sib, t_w, nn)
         if nn == 1:
             break
         if opening >= 0 and first:

@@ -250,7 +250,8 @@ class Drafter:
         slot = self._slot(h)
         _, start = self._requests.pop(h)
         if self.learn and self.memory.budget > 0:
-            self.memory.add(np.array(text_of(self.arena[slot])[start:]))
+            b = self.arena[slot]
+            self.memory.add(np.array(text_of(b)[start:]), response_start=int(b[H_PE]) - start)
             self._refresh_tiers()
         self.arena.free(slot)
 

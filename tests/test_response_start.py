@@ -5,6 +5,8 @@ import pytest
 
 from lookahead import Drafter, DrafterConfig
 from lookahead.bench.replay import accepted_length
+from lookahead.index import text_of
+from lookahead.index._layout import N_OPEN
 
 FENCE, LANG, NL = 9, 5, 7  # "```", "python", a newline: the prompt quotes a code block, the answer opens one
 
@@ -62,3 +64,63 @@ def test_only_a_responses_first_draft_changes():
             assert a.tokens.tolist() == b.tokens.tolist() and a.parents.tolist() == b.parents.tolist()
         for d, h in zip(ds, hs):
             d.end(h)
+
+
+def _raw_requests(n, seed=0):
+    """Raw prompts (no chat template) that end in their own data, unlike any other; every answer opens with
+    the same few tokens (a JSON array's first key), then writes that prompt's data."""
+    rng = np.random.default_rng(seed)
+    opening = [40, 41, 42, 43, 44, 45]
+    out = []
+    for _ in range(n):
+        data = rng.integers(1000, 40000, 30).tolist()
+        out.append(([1, 2, 3] + data, opening + data[:10] + [46]))
+    return out
+
+
+@pytest.mark.parametrize("tree", [False, True])
+def test_first_draft_opens_as_recent_answers_did_after_a_raw_prompt(tree):
+    # the prompt's end matches nothing useful in memory, so the openings memory recorded (where recent
+    # responses start) are drafted; with response_start off the first draft is what the prompt's data matched
+    firsts = {}
+    for on in (True, False):
+        d = Drafter(max_draft=16, tree=tree, config=DrafterConfig(response_start=on))
+        firsts[on] = []
+        for prompt, answer in _raw_requests(6):
+            h = d.begin(prompt)
+            dr = d.propose(h)
+            firsts[on].append(accepted_length(dr.tokens, dr.parents, np.asarray(answer, np.int32)))
+            d.append(h, answer)
+            d.end(h)
+    assert firsts[True][0] == 0 and min(firsts[True][1:]) >= 6, firsts
+    assert max(firsts[False]) == 0, firsts
+
+
+def test_memory_records_where_responses_start():
+    d = Drafter(max_draft=8, config=DrafterConfig(memory_tokens=400, memory_segments=2))  # 200 per segment
+    starts = []
+    for prompt, answer in _raw_requests(7, seed=2):
+        h = d.begin(prompt)
+        d.append(h, answer)
+        d.end(h)
+        seg = d.arena[d.memory.tiers()[0][0]]
+        text = text_of(seg)
+        starts = d.memory.openings()
+        assert 1 <= len(starts) <= N_OPEN
+        # newest first: each is a response's first token, right after its prompt's last one
+        assert text[starts[0]:starts[0] + len(answer)].tolist() == answer
+        assert text[starts[0] - 1] == prompt[-1]
+        assert all(a > b for a, b in zip(starts, starts[1:]))
+    # a document longer than a segment keeps its end, and where its response starts within it
+    long_prompt = list(range(2000, 2400))
+    h = d.begin(long_prompt)
+    d.append(h, [40, 41, 42])
+    d.end(h)
+    text = text_of(d.arena[d.memory.tiers()[0][0]])
+    s = d.memory.openings()[0]
+    assert text[s:s + 3].tolist() == [40, 41, 42]
+    # a response longer than a segment loses its start: nothing is recorded (the new segment's record is empty)
+    h = d.begin([3000, 3001])
+    d.append(h, list(range(5000, 5250)))
+    d.end(h)
+    assert d.memory.openings() == []
