@@ -91,10 +91,12 @@ class DrafterConfig:
                                 # re-indent) and draft copies of the input with them (index/substitute.py)
     value_ends: bool = True     # learn where values copied from the input end and the template resumes, and
                                 # fork drafts of a value back to the template there (index/value_end.py)
-    response_start: bool = True  # a response's first draft, when memory or a corpus matched: the opening
-                                 # earlier responses began with (a code fence), then the input from where that
-                                 # opening occurs in it (the code block the prompt quoted); the request's text
-                                 # gets no extra weight there (index/propose.py _start_splice)
+    response_start: bool = True  # a response's first draft: the opening earlier responses began with (a code
+                                 # fence), then the input from where that opening occurs in it (the code block
+                                 # the prompt quoted); the request's text gets no extra weight there. The
+                                 # opening is what followed the prompt's end in memory or a corpus (a chat
+                                 # template's assistant turn) or, after a raw prompt, how the newest responses
+                                 # in memory opened (index/propose.py _start_splice, _recent_openings)
     memory_tokens: int = 4_000_000
     memory_segments: int = 4
 
