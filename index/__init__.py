@@ -9,6 +9,7 @@ analogy.py     where a filled-in value comes from, by analogy with earlier value
 value_end.py   where copied values end and the template resumes
 substitute.py  tokens the output consistently writes in place of an input token
 trie.py        the draft trie: continuations merged with weights, emitted as a chain or tree
+opening.py     a response's first draft: how earlier responses opened
 propose.py     drafts from a request's automaton and external ones (memory, corpus), batched
 paths.py       best root paths of a batch of tree drafts (for chain verifiers)
 rows.py        an engine's token table: content keys of its rows, their new tokens

@@ -40,7 +40,7 @@ N_CUR = 7  # a request sees at most 5 external automata (drafter.EXT_TIERS); 2 e
 CUR_W = 4
 # a memory segment keeps no cursors: there H_OPEN .. H_OPEN + N_OPEN - 1 hold where its newest documents'
 # responses start (1 + a text position, newest first; <= 0 = none), so a response's first draft can open the
-# way they did (propose._recent_openings)
+# way they did (opening.recent_openings)
 H_OPEN = H_CUR
 N_OPEN = 4
 # the copy pointer (pointer.py): 1 + the position in the request's own text it is copying from; 0 = none

@@ -12,6 +12,9 @@ from ._layout import (ED_W, E_NEXT, E_TO, E_TOK, H_CAP_ED, H_CAP_ST, H_CAP_TX, H
                       S_LTP, SEP, ST_W, add_edge, add_edge_at, alloc, ed_cap, edge_room, get_edge, grow, probe)
 
 
+RECENT_POOL = 4  # recent_occurrences reads this many times the occurrences it returns
+
+
 @njit(cache=True, inline="always")
 def slen(b, s):
     return b[b[H_OFF_ST] + ST_W * s + S_LEN]
@@ -199,6 +202,25 @@ def occurrences(b, v, out, limit, need_next):
             u = b[os_ + ST_W * u + S_LINK]
         if u == v:
             return n
+
+
+@njit(cache=True, inline="always")
+def recent_occurrences(b, v, out, occ, spare):
+    """The (up to) `occ` most recent occurrences among the first RECENT_POOL * occ the link tree yields, newest
+    first: the latest occurrence is usually the one being copied (the current function, the last answer)."""
+    pool = min(RECENT_POOL * occ, spare.shape[0])
+    k = occurrences(b, v, spare, pool, True)
+    n = min(k, occ)
+    for j in range(n):  # partial selection sort, newest first (no allocation: this runs every step)
+        m = j
+        for i in range(j + 1, k):
+            if spare[i] > spare[m]:
+                m = i
+        x = spare[m]
+        spare[m] = spare[j]
+        spare[j] = x
+        out[j] = x
+    return n
 
 
 @njit(cache=True)

@@ -12,18 +12,19 @@ rescans anything:
              always a tree, since a path's probability never exceeds its prefix's). When the best path runs
              out of recorded text, cursors advance virtually along it and another round continues it.
     A response's first draft opens the way earlier responses did, then copies the input from that opening
-    (_start_splice).
+    (opening.py).
 """
 import numpy as np
 from numba import njit
 
-from ._layout import CUR_W, H_AN, H_CP, H_CUR, H_N_TX, H_OFF_TX, H_OPEN, H_PE, H_VE, N_CUR, N_OPEN, SEP
+from ._layout import CUR_W, H_AN, H_CP, H_CUR, H_N_TX, H_OFF_TX, H_OPEN, H_PE, H_VE, N_CUR, SEP
 from .borrow import borrow
-from .automaton import extend, extend_many, match_step, occurrences, self_cursor, slen, slink
+from .automaton import extend, extend_many, match_step, recent_occurrences, self_cursor, slen, slink
 from .cursors import append_core, check_ids, cursor_entry
 from .analogy import live
+from .opening import opening_token, recent_openings, start_splice
 from .pointer import AGREE, backmatch, candidate, resume_after_swap, resume_at_break
-from .trie import alpha_at, child_of, insert, insert_spliced, select
+from .trie import alpha_at, insert, insert_spliced, select
 from .value_end import POINTER_VOTES, value_end
 
 BRK_W = 4.0  # weight of the input's continuation at a break (flat: 2 to 6 give the same tau)
@@ -32,11 +33,8 @@ BRK_W = 4.0  # weight of the input's continuation at a break (flat: 2 to 6 give 
 # after one and two input tokens more (a word the tokenizer splits differently: "ret|re|ived" -> " retrieved")
 SWAP_W = (4.0, 2.0, 2.0)
 
-OPEN_W = 2.0  # recent responses' openings against the rest of a first draft, when no match told how they open
-
 MAX_TIERS = 1 + N_CUR
 MAX_BACKOFF = 4
-RECENT_POOL = 4
 
 
 @njit(cache=True)
@@ -51,25 +49,6 @@ def add_document(B, slot, tokens):
 def _pow(x, power):
     """x ** power, without libm's pow for the default power of 2 (it showed in profiles)."""
     return x * x if power == 2.0 else x ** power
-
-
-@njit(cache=True, inline="always")
-def _recent_occurrences(b, v, out, occ, spare):
-    """The (up to) `occ` most recent occurrences among the first RECENT_POOL * occ the link tree yields, newest
-    first: the latest occurrence is usually the one being copied (the current function, the last answer)."""
-    pool = min(RECENT_POOL * occ, spare.shape[0])
-    k = occurrences(b, v, spare, pool, True)
-    n = min(k, occ)
-    for j in range(n):  # partial selection sort, newest first (no allocation: this runs every step)
-        m = j
-        for i in range(j + 1, k):
-            if spare[i] > spare[m]:
-                m = i
-        x = spare[m]
-        spare[m] = spare[j]
-        spare[j] = x
-        out[j] = x
-    return n
 
 
 @njit(cache=True, inline="always")
@@ -106,7 +85,7 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff, power, alpha0, half_len,
         L = tl[i]
         levels = 0
         while L > 0 and levels <= backoff:
-            k = _recent_occurrences(b, v, occbuf[ns * occ:(ns + 1) * occ], occ, spare)
+            k = recent_occurrences(b, v, occbuf[ns * occ:(ns + 1) * occ], occ, spare)
             if k > 0:
                 src[4 * ns] = i
                 src[4 * ns + 1] = v
@@ -189,69 +168,6 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff, power, alpha0, half_len,
     return nn, alpha
 
 
-@njit(cache=True, inline="always")
-def _opening(B, slot, tb, tv, tl, nt, occbuf, spare):
-    """At a response's first draft (no output yet): the token that followed the most recent occurrence of the
-    longest match in another tier (memory, corpus), i.e. how earlier responses opened; -1 when no other tier
-    matched or the request already has output. In a memory segment that recorded where its newest responses
-    start (_layout.H_OPEN), only a match that ends where one of them starts counts: the end of a raw prompt
-    (its own data) matches anything, while a chat template's "assistant" turn ends right there."""
-    b = borrow(B[slot])
-    if not (b[H_PE] > 0 and b[H_N_TX] == b[H_PE]):
-        return -1
-    x = -1
-    best = 0
-    for i in range(nt):
-        if tb[i] == slot or tl[i] <= best:
-            continue
-        eb = borrow(B[tb[i]])
-        if _recent_occurrences(eb, tv[i], occbuf, 1, spare) > 0:  # followed by a real token
-            e = occbuf[0] + 1
-            ok = eb[H_OPEN] <= 0  # nothing recorded (a corpus): any match
-            for j in range(N_OPEN):
-                ok = ok or eb[H_OPEN + j] - 1 == e
-            if ok:
-                x = eb[eb[H_OFF_TX] + e]
-                best = tl[i]
-    return x
-
-
-@njit(cache=True, inline="always")
-def _recent_openings(mb, depth, t_tok, t_par, t_child, t_sib, t_w, nn):
-    """At a response's first draft when no tier's match told how responses open (_opening: a raw prompt that
-    ends in its own data, not in a chat template): the openings of the newest responses in memory segment mb
-    (_layout.H_OPEN) join the trie, together OPEN_W times the weight of everything else."""
-    k = 0
-    for i in range(N_OPEN):
-        s = mb[H_OPEN + i] - 1
-        k += s >= 0 and s < mb[H_N_TX]
-    if k == 0:
-        return nn
-    w = OPEN_W * max(t_w[0], 1.0) / k
-    for i in range(N_OPEN):
-        s = mb[H_OPEN + i] - 1
-        if s >= 0 and s < mb[H_N_TX]:
-            nn = insert(mb, s - 1, w, depth, t_tok, t_par, t_child, t_sib, t_w, nn)
-    return nn
-
-
-@njit(cache=True, inline="always")
-def _start_splice(b, x, occ, self_w, depth, t_tok, t_par, t_child, t_sib, t_w, occbuf, spare, nn):
-    """A response that opens with x (a code fence, a bracket) often begins there to copy the input: ```python
-    then the code block the prompt quoted. So the input's text from its most recent occurrences of x on joins
-    the trie under x, with self_w times x's weight (the request's own text over memory, as elsewhere)."""
-    c = child_of(0, x, t_tok, t_child, t_sib)
-    v, L = match_step(b, 0, 0, x)  # the state of x alone: all its occurrences
-    if c == -1 or L == 0:
-        return nn
-    k = _recent_occurrences(b, v, occbuf, occ, spare)
-    w = self_w * t_w[c] / max(k, 1)
-    for j in range(k):
-        if occbuf[j] >= 1:
-            nn = insert(b, occbuf[j] - 1, w, depth, t_tok, t_par, t_child, t_sib, t_w, nn)
-    return nn
-
-
 @njit(cache=True)
 def propose_one(B, slot, ext, params, out_tok, out_par, out_prob, scratch_i, scratch_f):
     """Draft for request `slot` into out_* (each >= budget long); returns the number of nodes.
@@ -312,31 +228,31 @@ def propose_one(B, slot, ext, params, out_tok, out_par, out_prob, scratch_i, scr
     attach = -1
     base = 1.0
     own = nt > 0 and tb[0] == slot  # tier 0 is the request's own text (it matched); rounds keep the tiers
-    opening = _opening(B, slot, tb, tv, tl, nt, occbuf, cand) if params[14] != 0 else -1
+    opening = opening_token(B, slot, tb, tv, tl, nt, occbuf, cand) if params[14] != 0 else -1
     # no tier told how responses open: the newest memory segment (ext column 0, when memory is on) recalls
     # how its newest responses did
     recall = (params[14] != 0 and opening == -1 and b[H_PE] > 0 and b[H_N_TX] == b[H_PE] and ext.shape[1] > 0
               and ext[1, 0] != -1)
     if recall:
         mb = borrow(B[ext[0, 0]])
-        if 0 < mb[H_OPEN] <= mb[H_N_TX]:  # the newest response's first token opens this one too (_start_splice)
+        if 0 < mb[H_OPEN] <= mb[H_N_TX]:  # the newest response's first token opens this one too
             opening = mb[mb[H_OFF_TX] + mb[H_OPEN] - 1]
     while n_out < budget:
         left = budget - n_out
         first = attach == -1
         # a response's first token follows earlier responses rather than the prompt's own continuation, so the
-        # request's text gets no extra weight there (its copy comes in through _start_splice)
+        # request's text gets no extra weight there (its copy comes in through opening.start_splice)
         mine = own and not (opening >= 0 and first)
         nn, alpha = _build_trie(B, tb, tv, tl, nt, left, occ, backoff, power, alpha0, half_len,
                                 self_w if mine else 1.0, norm, copy_w if mine and first else 0.0,
                                 an_w if mine and first else 0.0, ends, slot if first and copy_w > 0.0 else -1,
                                 t_tok, t_par, t_child, t_sib, t_w, occbuf, src, cand)
         if recall and first:
-            nn = _recent_openings(borrow(B[ext[0, 0]]), left, t_tok, t_par, t_child, t_sib, t_w, nn)
+            nn = recent_openings(borrow(B[ext[0, 0]]), left, t_tok, t_par, t_child, t_sib, t_w, nn)
         if nn == 1:
             break
         if opening >= 0 and first:
-            nn = _start_splice(b, opening, occ, self_w, left, t_tok, t_par, t_child, t_sib, t_w, occbuf, cand,
+            nn = start_splice(b, opening, occ, self_w, left, t_tok, t_par, t_child, t_sib, t_w, occbuf, cand,
                                nn)
         start = n_out
         n_out, leaf = select(nn, alpha, left, tree, min_prob, base, attach, t_tok, t_par, t_child, t_sib,

@@ -96,7 +96,7 @@ class DrafterConfig:
                                  # the prompt quoted); the request's text gets no extra weight there. The
                                  # opening is what followed the prompt's end in memory or a corpus (a chat
                                  # template's assistant turn) or, after a raw prompt, how the newest responses
-                                 # in memory opened (index/propose.py _start_splice, _recent_openings)
+                                 # in memory opened (index/opening.py)
     memory_tokens: int = 4_000_000
     memory_segments: int = 4
 

@@ -1,4 +1,4 @@
-"""Response start (index/propose.py _start_splice): a response's first draft is the opening earlier responses
+"""Response start (index/opening.py): a response's first draft is the opening earlier responses
 began with, then the input from where that opening token occurs in it."""
 import numpy as np
 import pytest
