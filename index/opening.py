@@ -21,14 +21,26 @@ OPEN_W = 2.0  # recent responses' openings against the rest of a first draft, wh
 
 
 @njit(cache=True, inline="always")
+def awaiting_first(b):
+    """Whether request b has its prompt (the input's end is known) and no output yet."""
+    return b[H_PE] > 0 and b[H_N_TX] == b[H_PE]
+
+
+@njit(cache=True, inline="always")
+def newest_opening(mb):
+    """The first token of the newest response recorded in memory segment mb (_layout.H_OPEN), or -1."""
+    s = mb[H_OPEN] - 1
+    return mb[mb[H_OFF_TX] + s] if 0 <= s < mb[H_N_TX] else -1
+
+
+@njit(cache=True, inline="always")
 def opening_token(B, slot, tb, tv, tl, nt, occbuf, spare):
     """At a response's first draft (no output yet): the token that followed the most recent occurrence of the
     longest match in another tier (memory, corpus), i.e. how earlier responses opened; -1 when no other tier
     matched or the request already has output. In a memory segment that recorded where its newest responses
     start (_layout.H_OPEN), only a match that ends where one of them starts counts: the end of a raw prompt
     (its own data) matches anything, while a chat template's "assistant" turn ends right there."""
-    b = borrow(B[slot])
-    if not (b[H_PE] > 0 and b[H_N_TX] == b[H_PE]):
+    if not awaiting_first(borrow(B[slot])):
         return -1
     x = -1
     best = 0

@@ -150,14 +150,23 @@ def resume_after_swap(b, extra):
     return -1
 
 
+@njit(cache=True, inline="always")
+def _break_off(b, nxt, added):
+    """The copy at place nxt - 1 did not go on with the `added` tokens: when it was a long copy of the input,
+    the break is kept (H_BRK: 1 + the first input position the output did not copy). Returns whether."""
+    if nxt - 1 < b[H_PE] and b[H_RUN] >= LONG:
+        b[H_BRK] = nxt + agree(b, nxt - 1, added) + 1
+        return True
+    return False
+
+
 @njit(cache=True)
 def track(b, added):
     """Moves request b's pointer after `added` tokens were appended to its text."""
     v, L = self_cursor(b)
     nxt = b[H_CP]
     if L == 0:  # nothing matches: keep the places where the runs broke off
-        if nxt > 0 and nxt - 1 < b[H_PE] and b[H_RUN] >= LONG:  # a token never seen ended a long copy
-            b[H_BRK] = nxt + agree(b, nxt - 1, added) + 1
+        if nxt > 0 and _break_off(b, nxt, added):  # a token never seen ended a long copy
             b[H_RUN] = 0
         return
     n = b[H_N_TX]
@@ -172,8 +181,7 @@ def track(b, added):
             forget(b, e, added)
             learn(b, e, added)
             return
-        if nxt - 1 < b[H_PE] and b[H_RUN] >= LONG:  # a long copy of the input broke off here
-            b[H_BRK] = nxt + agree(b, nxt - 1, added) + 1
+        _break_off(b, nxt, added)
     for k in range(2):
         if b[H_CP + k] > 0:
             e = _resume(b, b[H_CP + k], need, n - 1)

@@ -17,12 +17,12 @@ rescans anything:
 import numpy as np
 from numba import njit
 
-from ._layout import CUR_W, H_AN, H_CP, H_CUR, H_N_TX, H_OFF_TX, H_OPEN, H_PE, H_VE, N_CUR, SEP
+from ._layout import CUR_W, H_AN, H_CP, H_CUR, H_PE, H_VE, N_CUR, SEP
 from .borrow import borrow
 from .automaton import extend, extend_many, match_step, recent_occurrences, self_cursor, slen, slink
 from .cursors import append_core, check_ids, cursor_entry
 from .analogy import live
-from .opening import opening_token, recent_openings, start_splice
+from .opening import awaiting_first, newest_opening, opening_token, recent_openings, start_splice
 from .pointer import AGREE, backmatch, candidate, resume_after_swap, resume_at_break
 from .trie import alpha_at, insert, insert_spliced, select
 from .value_end import POINTER_VOTES, value_end
@@ -231,12 +231,9 @@ def propose_one(B, slot, ext, params, out_tok, out_par, out_prob, scratch_i, scr
     opening = opening_token(B, slot, tb, tv, tl, nt, occbuf, cand) if params[14] != 0 else -1
     # no tier told how responses open: the newest memory segment (ext column 0, when memory is on) recalls
     # how its newest responses did
-    recall = (params[14] != 0 and opening == -1 and b[H_PE] > 0 and b[H_N_TX] == b[H_PE] and ext.shape[1] > 0
-              and ext[1, 0] != -1)
-    if recall:
-        mb = borrow(B[ext[0, 0]])
-        if 0 < mb[H_OPEN] <= mb[H_N_TX]:  # the newest response's first token opens this one too
-            opening = mb[mb[H_OFF_TX] + mb[H_OPEN] - 1]
+    recall = params[14] != 0 and opening == -1 and awaiting_first(b) and ext.shape[1] > 0 and ext[1, 0] != -1
+    if recall:  # the newest response's first token opens this one too
+        opening = newest_opening(borrow(B[ext[0, 0]]))
     while n_out < budget:
         left = budget - n_out
         first = attach == -1
