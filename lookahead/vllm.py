@@ -84,9 +84,9 @@ def load_settings(environ=None):
 
 
 AUTO_MIN_PROB = (0.3, 0.7)  # (one drafting row, 8 or more)
-# the floors above were measured with reach probabilities estimated at this alpha (DrafterConfig.alpha): a
-# larger alpha lowers them, and chains would stop earlier at the same floor
-VLLM_ALPHA = 1.0
+# the floors above were measured with reach probabilities estimated with these DrafterConfig knobs (a larger
+# alpha or normalized weights lower the probabilities, and chains would stop earlier at the same floor)
+VLLM_TUNING = {"alpha": 1.0, "normalize": False, "occurrences": 4}
 
 
 def auto_min_prob(rows):
@@ -116,7 +116,7 @@ class LookaheadProposer:
         self.settings = s
         self.drafter = Drafter(max_draft=s.max_draft or self.k, tree=s.tree, corpus=s.corpus, learn=s.learn,
                                vocab_size=vocab,
-                               config=DrafterConfig(memory_tokens=s.memory_tokens, alpha=VLLM_ALPHA,
+                               config=DrafterConfig(memory_tokens=s.memory_tokens, **VLLM_TUNING,
                                                     min_prob=AUTO_MIN_PROB[0] if s.min_prob is None
                                                     else float(s.min_prob)))
         warmup()
