@@ -7,7 +7,7 @@ Settings: the environment variable LOOKAHEAD_VLLM_CONFIG names a JSON file (it m
 processes start, i.e. in the environment of `vllm serve` or of the script creating the LLM):
 
     {"corpus": "/path/index.lkidx", "learn": true, "memory_tokens": 4000000, "tree": false,
-     "max_draft": 16, "min_prob": null}
+     "max_draft": 16, "min_prob": null, "alpha": 1.0, "normalize": false, "occurrences": 4}
 
 all keys optional; they are validated when the engine starts (unknown keys, wrong types and unreadable corpora
 fail it with a message naming the fix).
@@ -47,6 +47,12 @@ class VllmSettings:
     # drafts stop where reaching a token is estimated below this: vLLM verifies every drafted token, so an
     # unlikely one costs more than it returns. None: by the step's number of drafting rows (auto_min_prob)
     min_prob: float = None
+    # how reach probabilities are estimated (DrafterConfig): the min_prob floors above were measured with these,
+    # which are not the drafter's own defaults (alpha 3, normalized, 12: more tokens per step in replay, but
+    # lower probabilities, so chains would stop earlier at the same floors)
+    alpha: float = 1.0
+    normalize: bool = False
+    occurrences: int = 4
 
 
 def load_settings(environ=None):
@@ -69,12 +75,17 @@ def load_settings(environ=None):
     if unknown:
         raise ValueError(f"{ENV}={path!r}: unknown setting(s) {', '.join(unknown)}; known: {', '.join(known)}")
     types = {"corpus": (str, type(None)), "learn": (bool,), "memory_tokens": (int,), "tree": (bool,),
-             "max_draft": (int, type(None)), "min_prob": (float, int, type(None))}
+             "max_draft": (int, type(None)), "min_prob": (float, int, type(None)), "alpha": (float, int),
+             "normalize": (bool,), "occurrences": (int,)}
     for k, v in raw.items():
         if not isinstance(v, types[k]) or (isinstance(v, bool) and bool not in types[k]):
             raise ValueError(f"{ENV}={path!r}: {k} must be {' or '.join(t.__name__ for t in types[k])}, got {v!r}")
     if raw.get("min_prob") is not None and not 0 <= raw["min_prob"] < 1:
         raise ValueError(f"{ENV}={path!r}: min_prob must be in [0, 1) or null (by batch size)")
+    if raw.get("alpha", 1.0) <= 0:
+        raise ValueError(f"{ENV}={path!r}: alpha must be > 0")
+    if not 1 <= raw.get("occurrences", 4) <= 256:
+        raise ValueError(f"{ENV}={path!r}: occurrences must be in 1..256")
     if raw.get("memory_tokens", 0) < 0:
         raise ValueError(f"{ENV}={path!r}: memory_tokens must be >= 0")
     if raw.get("corpus") and not os.path.exists(raw["corpus"]):
@@ -84,9 +95,6 @@ def load_settings(environ=None):
 
 
 AUTO_MIN_PROB = (0.3, 0.7)  # (one drafting row, 8 or more)
-# the floors above were measured with reach probabilities estimated with these DrafterConfig knobs (a larger
-# alpha or normalized weights lower the probabilities, and chains would stop earlier at the same floor)
-VLLM_TUNING = {"alpha": 1.0, "normalize": False, "occurrences": 4}
 
 
 def auto_min_prob(rows):
@@ -116,7 +124,8 @@ class LookaheadProposer:
         self.settings = s
         self.drafter = Drafter(max_draft=s.max_draft or self.k, tree=s.tree, corpus=s.corpus, learn=s.learn,
                                vocab_size=vocab,
-                               config=DrafterConfig(memory_tokens=s.memory_tokens, **VLLM_TUNING,
+                               config=DrafterConfig(memory_tokens=s.memory_tokens, alpha=float(s.alpha),
+                                                    normalize=s.normalize, occurrences=s.occurrences,
                                                     min_prob=AUTO_MIN_PROB[0] if s.min_prob is None
                                                     else float(s.min_prob)))
         warmup()

@@ -21,6 +21,17 @@ def test_defaults_when_unset():
 def test_valid_file(tmp_path):
     s = load_settings(_cfg(tmp_path, {"learn": False, "memory_tokens": 1000, "tree": True, "min_prob": 0.1}))
     assert s.learn is False and s.memory_tokens == 1000 and s.tree and s.min_prob == 0.1
+    s = load_settings(_cfg(tmp_path, {"alpha": 3, "normalize": True, "occurrences": 12}))
+    assert (s.alpha, s.normalize, s.occurrences) == (3, True, 12)
+
+
+def test_probability_knobs_reach_the_drafter():
+    """alpha, normalize and occurrences set how the proposer's drafter estimates probabilities (the floors were
+    measured with alpha 1, counts and 4 occurrences, the settings' defaults, not the drafter's)."""
+    c = _proposer().drafter.config
+    assert (c.alpha, c.normalize, c.occurrences) == (1.0, False, 4)
+    c = _proposer(alpha=3, normalize=True, occurrences=12).drafter.config
+    assert (c.alpha, c.normalize, c.occurrences) == (3.0, True, 12)
 
 
 @pytest.mark.parametrize("obj,msg", [
@@ -30,6 +41,11 @@ def test_valid_file(tmp_path):
     ({"memory_tokens": True}, "memory_tokens must be int"),
     ({"min_prob": 1.5}, "min_prob must be in"),
     ({"min_prob": "0.5"}, "min_prob must be"),
+    ({"alpha": 0}, "alpha must be > 0"),
+    ({"alpha": "3"}, "alpha must be float or int"),
+    ({"normalize": 1}, "normalize must be bool"),
+    ({"occurrences": 0}, "occurrences must be in 1..256"),
+    ({"occurrences": 4.5}, "occurrences must be int"),
     ({"corpus": "/nonexistent/x.lkidx"}, "does not exist"),
     ("{not json", "not valid JSON"),
     ("[1, 2]", "JSON object"),
