@@ -19,6 +19,7 @@ from .index.corpus import CorpusIndex, load_corpus
 from .index._layout import H_N_TX, H_NOSUB, H_PE, H_SIZE, SEP
 
 MAX_DRAFT_LIMIT = 1024
+MAX_OCCURRENCES = 256  # DrafterConfig.occurrences: the work arrays grow with it
 EXT_TIERS = 5  # memory segments (<= 4) + corpus: a fixed tuple size keeps one compiled variant
 _DUMMY = np.zeros(H_SIZE, np.int32)
 _I32 = np.dtype(np.int32)
@@ -74,8 +75,8 @@ class DrafterConfig:
     """Tuning knobs; the defaults were chosen with `lookahead bench replay` on the public workloads."""
     occurrences: int = 12       # occurrences of the matched suffix read per tier and context length
     min_prob: float = 0.0       # stop a branch below this estimated probability of being reached
-    # the larger alpha, the fewer of a tree's nodes go to thinly attested branches (1.0 -> 3.0: +0.2 to +1.2%
-    # tau on every workload's tree); a chain drafted without min_prob does not depend on it
+    # the larger alpha, the fewer of a tree's nodes go to thinly attested branches (1.0 -> 3.0, with counted
+    # weights: +0.2 to +1.2% tau on every workload's tree); a chain drafted without min_prob does not depend on it
     alpha: float = 3.0          # unseen-continuation mass at a match of length 0 ...
     half_len: float = 4.0       # ... halved at this match length
     window: int = 256           # tokens re-matched when a cursor into a new memory segment is created
@@ -125,8 +126,8 @@ class Drafter:
         self.learn = bool(learn)
         self.config = config or DrafterConfig()
         c = self.config
-        if c.occurrences < 1 or c.occurrences > 256:
-            raise ValueError(f"DrafterConfig.occurrences must be in 1..256, got {c.occurrences}")
+        if c.occurrences < 1 or c.occurrences > MAX_OCCURRENCES:
+            raise ValueError(f"DrafterConfig.occurrences must be in 1..{MAX_OCCURRENCES}, got {c.occurrences}")
         if not 0.0 <= c.min_prob < 1.0:
             raise ValueError(f"DrafterConfig.min_prob must be in [0, 1), got {c.min_prob}")
         if not 0.0 <= c.copy_weight < float("inf"):

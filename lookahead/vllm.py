@@ -29,6 +29,7 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
+from .drafter import MAX_OCCURRENCES
 from .index.paths import best_root_paths
 from .index.rows import gather_rows, row_keys
 
@@ -85,8 +86,8 @@ def load_settings(environ=None):
         raise ValueError(f"{ENV}={path!r}: min_prob must be in [0, 1) or null (by batch size)")
     if raw.get("alpha", 1.0) <= 0:
         raise ValueError(f"{ENV}={path!r}: alpha must be > 0")
-    if not 1 <= raw.get("occurrences", 4) <= 256:
-        raise ValueError(f"{ENV}={path!r}: occurrences must be in 1..256")
+    if not 1 <= raw.get("occurrences", 4) <= MAX_OCCURRENCES:
+        raise ValueError(f"{ENV}={path!r}: occurrences must be in 1..{MAX_OCCURRENCES}")
     if raw.get("memory_tokens", 0) < 0:
         raise ValueError(f"{ENV}={path!r}: memory_tokens must be >= 0")
     if raw.get("corpus") and not os.path.exists(raw["corpus"]):

@@ -42,8 +42,8 @@ def test_first_draft_opens_the_fence_then_copies_the_quoted_block(tree):
     on, off = _first_steps(True, tree), _first_steps(False, tree)
     # from the second request on, memory knows answers open with the fence: the draft is the fence, then the
     # block the prompt quoted (the chain: 16 tokens, the whole budget; the tree also keeps a branch for the
-    # previous answer's code, so about half: 7 to 9); without it, the prompt's own continuation after its last fence
-    # (no fence: 0 tokens) or the fence and the previous answer's code (3 tokens) is drafted
+    # previous answer's code, so about half: 7 to 9); without it, the prompt's own continuation after its last
+    # fence (no fence: 0 tokens) or the fence and the previous answer's code (3 tokens) is drafted
     assert min(on[1:]) >= (7 if tree else 16), on
     assert max(off[1:]) <= 3, off
 
