@@ -17,7 +17,7 @@ MAGIC = 0x4C4B4844  # "LKHD"
 SEP = -1  # separates documents inside one text; never a real token, so matches never cross it
 
 # header fields
-H_SIZE = 64
+H_SIZE = 80
 H_MAGIC = 0
 H_CAP_ST = 1
 H_N_ST = 2
@@ -34,10 +34,12 @@ H_OFF_HS = 12
 H_OFF_TX = 13
 H_GEN = 14
 H_N_DOCS = 15
-# cursors into other automata (memory segments, corpus): N_CUR entries of (slot, generation, state, length)
+# cursors into other automata (memory segments, corpus): N_CUR entries of (slot, generation, state, length,
+# key state, key end): the key is the state a match of length >= KEY_MIN was in when it last broke off (the
+# key before a value: template.py), and key end the request's text length then
 H_CUR = 16
 N_CUR = 7  # a request sees at most 5 external automata (drafter.EXT_TIERS); 2 entries spare for re-syncs
-CUR_W = 4
+CUR_W = 6
 # a memory segment keeps no cursors: there H_OPEN .. H_OPEN + N_OPEN - 1 hold where its newest documents'
 # responses start (1 + a text position, newest first; <= 0 = none), so a response's first draft can open the
 # way they did (opening.recent_openings)

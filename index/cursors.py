@@ -16,6 +16,7 @@ from .automaton import extend_many, match_step
 from .borrow import borrow
 from .analogy import follow
 from .pointer import track
+from .template import KEY_MIN
 
 
 @njit(cache=True)
@@ -24,9 +25,16 @@ def _resync(ext_b, self_b, window):
     ot = self_b[H_OFF_TX]
     v = 0
     L = 0
+    kv = -1
+    kn = 0
     for i in range(max(0, n - window), n):
-        v, L = match_step(ext_b, v, L, self_b[ot + i])
-    return v, L
+        v2, L2 = match_step(ext_b, v, L, self_b[ot + i])
+        if L2 <= L and L >= KEY_MIN:
+            kv = v
+            kn = i
+        v = v2
+        L = L2
+    return v, L, kv, kn
 
 
 @njit(cache=True, inline="always")
@@ -54,12 +62,14 @@ def cursor_entry(B, b, j, ext, window):
         if not live:
             free = i
             break
-    v, L = _resync(B[ext[0, j]], b, window)
+    v, L, kv, kn = _resync(B[ext[0, j]], b, window)
     o = H_CUR + CUR_W * free
     b[o] = ext[0, j]
     b[o + 1] = gen
     b[o + 2] = v
     b[o + 3] = L
+    b[o + 4] = kv
+    b[o + 5] = kn
     return free
 
 
@@ -104,8 +114,14 @@ def append_core(B, slot, tokens, ext, window):
         ext_b = borrow(B[ext[0, j]])
         v = bb[o + 2]
         L = bb[o + 3]
+        n0 = bb[H_N_TX] - tokens.shape[0]
         for i in range(tokens.shape[0]):
-            v, L = match_step(ext_b, v, L, tokens[i])
+            v2, L2 = match_step(ext_b, v, L, tokens[i])
+            if L2 <= L and L >= KEY_MIN:  # a long match broke off: the key before a value
+                bb[o + 4] = v
+                bb[o + 5] = n0 + i
+            v = v2
+            L = L2
         bb[o + 2] = v
         bb[o + 3] = L
     return b

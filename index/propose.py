@@ -25,6 +25,7 @@ from .analogy import live
 from .opening import awaiting_first, newest_opening, opening_token, recent_openings, start_splice
 from .pointer import AGREE, backmatch, candidate, resume_after_swap, resume_at_break
 from .trie import alpha_at, insert, insert_spliced, select
+from .template import fires, resume
 from .value_end import POINTER_VOTES, value_end
 
 BRK_W = 4.0  # weight of the input's continuation at a break (flat: 2 to 6 give the same tau)
@@ -53,7 +54,7 @@ def _pow(x, power):
 
 @njit(cache=True, inline="always")
 def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff, power, alpha0, half_len, self_w, norm, copy_w, an_w,
-                ends, swap_slot, t_tok, t_par, t_child, t_sib, t_w, occbuf, src, spare):
+                ends, swap_slot, t_tok, t_par, t_child, t_sib, t_w, occbuf, src, spare, own, keys, nk, tmpl_w):
     """Merges continuations of every tier's matched suffix into a weighted trie rooted at node 0.
 
     Per tier, the longest match and then up to `backoff` shorter ones (suffix-link ancestors: the PPM idea,
@@ -69,7 +70,9 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff, power, alpha0, half_len,
     from the input forks back to the template where it is predicted to end (value_end.py): the pointer's
     weight goes to that fork (once the pair has two votes), the analogy's to both. When nothing matches and
     swap_slot is the request's own automaton, the input after the span the output's new tokens replaced
-    (pointer.resume_after_swap) is drafted, weighing SWAP_W. Returns (nodes, alpha).
+    (pointer.resume_after_swap) is drafted, weighing SWAP_W. keys[1:1 + 2 * nk] name (slot, key state) of
+    the other automata whose match broke off at a key a few tokens ago: what followed the value's end there
+    weighs tmpl_w, split over the occurrences read (template.py). Returns (nodes, alpha).
     """
     t_tok[0] = -1
     t_par[0] = -1
@@ -77,6 +80,9 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff, power, alpha0, half_len,
     t_sib[0] = -1
     t_w[0] = 0.0
     nn = 1
+    for q in range(nk):  # templates resumed after a value (template.py)
+        nn = resume(own, borrow(B[keys[1 + 2 * q]]), keys[2 + 2 * q], tmpl_w, occ, depth, t_tok, t_par, t_child,
+                    t_sib, t_w, nn, occbuf, spare)
     ns = 0  # sources: (tier, state, length, occurrences)
     Lmax = 0
     for i in range(nt):
@@ -173,7 +179,7 @@ def propose_one(B, slot, ext, params, out_tok, out_par, out_prob, scratch_i, scr
     """Draft for request `slot` into out_* (each >= budget long); returns the number of nodes.
 
     params: float64 [budget, tree, occurrences, min_prob, alpha, half_len, window, backoff, power, self_weight,
-    normalize, copy_weight, analogy_weight, value_ends, response_start]."""
+    normalize, copy_weight, analogy_weight, value_ends, response_start, template_weight]."""
     B = borrow(B)
     ext = borrow(ext)
     params = borrow(params)
@@ -201,6 +207,9 @@ def propose_one(B, slot, ext, params, out_tok, out_par, out_prob, scratch_i, scr
     nt = 0
     b = borrow(B[slot])
     v, L = self_cursor(b)
+    keys = borrow(scratch_i[4])  # (count, then per tier: slot, key state) of templates to resume
+    keys[0] = 0
+    tmpl_w = params[15]
     if L > 0:
         tb[nt] = slot
         tv[nt] = v
@@ -210,6 +219,10 @@ def propose_one(B, slot, ext, params, out_tok, out_par, out_prob, scratch_i, scr
         if ext[1, j] == -1:
             continue
         o = H_CUR + CUR_W * cursor_entry(B, b, j, ext, window)
+        if tmpl_w > 0.0 and fires(b, b[o + 3], b[o + 5]):
+            keys[1 + 2 * keys[0]] = ext[0, j]
+            keys[2 + 2 * keys[0]] = b[o + 4]
+            keys[0] += 1
         if b[o + 3] > 0:
             tb[nt] = ext[0, j]
             tv[nt] = b[o + 2]
@@ -243,7 +256,8 @@ def propose_one(B, slot, ext, params, out_tok, out_par, out_prob, scratch_i, scr
         nn, alpha = _build_trie(B, tb, tv, tl, nt, left, occ, backoff, power, alpha0, half_len,
                                 self_w if mine else 1.0, norm, copy_w if mine and first else 0.0,
                                 an_w if mine and first else 0.0, ends, slot if first and copy_w > 0.0 else -1,
-                                t_tok, t_par, t_child, t_sib, t_w, occbuf, src, cand)
+                                t_tok, t_par, t_child, t_sib, t_w, occbuf, src, cand, b, keys,
+                                keys[0] if first else 0, tmpl_w)
         if recall and first:
             nn = recent_openings(borrow(B[ext[0, 0]]), left, t_tok, t_par, t_child, t_sib, t_w, nn)
         if nn == 1:

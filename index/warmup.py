@@ -34,7 +34,7 @@ def warmup():
         bufs = (grown,) + bufs[1:]
     si, sf = scratch(4, 8)
     for tree in (0, 1):
-        params = np.array([4, tree, 8, 0.0, 1.0, 4.0, 16, 2, 2.0, 1.0, 0.0, 1.0, 1.0, 1.0, 1.0], np.float64)
+        params = np.array([4, tree, 8, 0.0, 1.0, 4.0, 16, 2, 2.0, 1.0, 0.0, 1.0, 1.0, 1.0, 1.0, 1.0], np.float64)
         out = (np.empty((1, 4), np.int32), np.empty((1, 4), np.int32), np.empty((1, 4), np.float32),
                np.empty(1, np.int64))
         propose_batch(arena.buffers, np.array([slot], np.int64), ext, params, *out, si, sf)

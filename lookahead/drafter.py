@@ -103,6 +103,8 @@ class DrafterConfig:
                                  # opening is what followed the prompt's end in memory or a corpus (a chat
                                  # template's assistant turn) or, after a raw prompt, how the newest responses
                                  # in memory opened (index/opening.py)
+    template_weight: float = 2.0  # weight of what followed a key in memory or a corpus after the value the
+                                  # request just wrote (index/template.py); 0 = off
     memory_tokens: int = 4_000_000
     memory_segments: int = 4
 
@@ -134,6 +136,9 @@ class Drafter:
             raise ValueError(f"DrafterConfig.copy_weight must be finite and >= 0 (0 = off), got {c.copy_weight}")
         if not 0.0 <= c.analogy_weight < float("inf"):
             raise ValueError(f"DrafterConfig.analogy_weight must be finite and >= 0 (0 = off), got {c.analogy_weight}")
+        if not 0.0 <= c.template_weight < float("inf"):
+            raise ValueError(f"DrafterConfig.template_weight must be finite and >= 0 (0 = off), got "
+                             f"{c.template_weight}")
         for name in ("substitute", "value_ends", "response_start", "normalize"):
             if not isinstance(getattr(c, name), (bool, np.bool_)):
                 raise ValueError(f"DrafterConfig.{name} must be True or False, got {getattr(c, name)!r}")
@@ -200,7 +205,7 @@ class Drafter:
                 self._scratch = scratch(budget, c.occurrences)
             p = np.array([budget, self.tree, c.occurrences, c.min_prob, c.alpha, c.half_len, c.window,
                           c.backoff, c.power, c.self_weight, c.normalize, c.copy_weight, c.analogy_weight,
-                          c.value_ends, c.response_start],
+                          c.value_ends, c.response_start, c.template_weight],
                          np.float64)
             self._params[budget] = p
         return p
