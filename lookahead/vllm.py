@@ -7,7 +7,8 @@ Settings: the environment variable LOOKAHEAD_VLLM_CONFIG names a JSON file (it m
 processes start, i.e. in the environment of `vllm serve` or of the script creating the LLM):
 
     {"corpus": "/path/index.lkidx", "learn": true, "memory_tokens": 4000000, "tree": false,
-     "max_draft": 16, "min_prob": null, "alpha": 1.0, "normalize": false, "occurrences": 4}
+     "max_draft": 16, "min_prob": null, "alpha": 1.0, "normalize": false, "occurrences": 4,
+     "template_weight": 2.0}
 
 all keys optional; they are validated when the engine starts (unknown keys, wrong types and unreadable corpora
 fail it with a message naming the fix).
@@ -55,6 +56,7 @@ class VllmSettings:
     alpha: float = 1.0
     normalize: bool = False
     occurrences: int = 4
+    template_weight: float = 2.0  # DrafterConfig.template_weight (0 = off)
 
 
 def load_settings(environ=None):
@@ -78,7 +80,7 @@ def load_settings(environ=None):
         raise ValueError(f"{ENV}={path!r}: unknown setting(s) {', '.join(unknown)}; known: {', '.join(known)}")
     types = {"corpus": (str, type(None)), "learn": (bool,), "memory_tokens": (int,), "tree": (bool,),
              "max_draft": (int, type(None)), "min_prob": (float, int, type(None)), "alpha": (float, int),
-             "normalize": (bool,), "occurrences": (int,)}
+             "normalize": (bool,), "occurrences": (int,), "template_weight": (float, int)}
     for k, v in raw.items():
         if not isinstance(v, types[k]) or (isinstance(v, bool) and bool not in types[k]):
             raise ValueError(f"{ENV}={path!r}: {k} must be {' or '.join(t.__name__ for t in types[k])}, got {v!r}")
@@ -86,6 +88,8 @@ def load_settings(environ=None):
         raise ValueError(f"{ENV}={path!r}: min_prob must be in [0, 1) or null (by batch size)")
     if raw.get("alpha", 1.0) <= 0:
         raise ValueError(f"{ENV}={path!r}: alpha must be > 0")
+    if not 0 <= raw.get("template_weight", 0) < float("inf"):
+        raise ValueError(f"{ENV}={path!r}: template_weight must be finite and >= 0 (0 = off)")
     if not 1 <= raw.get("occurrences", 4) <= MAX_OCCURRENCES:
         raise ValueError(f"{ENV}={path!r}: occurrences must be in 1..{MAX_OCCURRENCES}")
     if raw.get("memory_tokens", 0) < 0:
@@ -128,6 +132,7 @@ class LookaheadProposer:
                                vocab_size=vocab,
                                config=DrafterConfig(memory_tokens=s.memory_tokens, alpha=float(s.alpha),
                                                     normalize=s.normalize, occurrences=s.occurrences,
+                                                    template_weight=float(s.template_weight),
                                                     min_prob=AUTO_MIN_PROB[0] if s.min_prob is None
                                                     else float(s.min_prob)))
         warmup()

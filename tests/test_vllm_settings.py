@@ -23,6 +23,7 @@ def test_valid_file(tmp_path):
     assert s.learn is False and s.memory_tokens == 1000 and s.tree and s.min_prob == 0.1
     s = load_settings(_cfg(tmp_path, {"alpha": 3, "normalize": True, "occurrences": 12}))
     assert (s.alpha, s.normalize, s.occurrences) == (3, True, 12)
+    assert load_settings(_cfg(tmp_path, {"template_weight": 0})).template_weight == 0
 
 
 def test_probability_knobs_reach_the_drafter():
@@ -32,6 +33,8 @@ def test_probability_knobs_reach_the_drafter():
     assert (c.alpha, c.normalize, c.occurrences) == (1.0, False, 4)
     c = _proposer(alpha=3, normalize=True, occurrences=12).drafter.config
     assert (c.alpha, c.normalize, c.occurrences) == (3.0, True, 12)
+    assert _proposer().drafter.config.template_weight == 2.0
+    assert _proposer(template_weight=0).drafter.config.template_weight == 0.0
 
 
 @pytest.mark.parametrize("obj,msg", [
@@ -46,6 +49,8 @@ def test_probability_knobs_reach_the_drafter():
     ({"normalize": 1}, "normalize must be bool"),
     ({"occurrences": 0}, "occurrences must be in 1..256"),
     ({"occurrences": 4.5}, "occurrences must be int"),
+    ({"template_weight": -1}, "template_weight must be finite and >= 0"),
+    ({"template_weight": "2"}, "template_weight must be float or int"),
     ({"corpus": "/nonexistent/x.lkidx"}, "does not exist"),
     ("{not json", "not valid JSON"),
     ("[1, 2]", "JSON object"),
