@@ -32,6 +32,7 @@ def main(argv):
     import torch
 
     import lookahead
+    from lookahead.index import warmup
     from lookahead.models import load_model
 
     if args.threads:
@@ -48,6 +49,10 @@ def main(argv):
                                 vocab_size=model.config.vocab_size)
     common = dict(tokenizer=tok, max_new_tokens=args.max_new_tokens, temperature=args.temperature, top_k=args.top_k,
                   top_p=args.top_p, stop=args.stop, seed=args.seed, chat=not args.no_chat)
+    # numba's hot paths compiled (or loaded from its cache) before any timing: the tiny run below does not
+    # reach all of them (memory learning at a request's end compiled inside the timed run on a cold cache,
+    # 4.6 -> 10.7 s for the README's example)
+    warmup()
     # one tiny warm-up run so neither timing pays for first-call costs (numba cache load, allocator)
     lookahead.generate(model, ["hi"], max_new_tokens=2, drafter=lookahead.Drafter(learn=False), **{
         k: v for k, v in common.items() if k != "max_new_tokens"})

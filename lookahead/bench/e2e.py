@@ -59,11 +59,13 @@ def main(argv):
     ap.add_argument("--plot", default=None)
     args = ap.parse_args(argv)
     import lookahead
+    from lookahead.index import warmup
     from lookahead.models import load_model
 
     torch.set_num_threads(args.threads)
     model, tok = load_model(args.model)
     V = model.config.vocab_size
+    warmup()  # every numba hot path, before timing (the tiny run below does not reach memory learning)
     lookahead.generate(model, [[1, 2, 3]], max_new_tokens=4)  # warm-up (numba cache, allocator)
     _hf(model, tok, [1, 2, 3], 4, True)
     rows, batch_rows, mismatches = [], [], []
