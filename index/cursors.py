@@ -12,11 +12,11 @@ state that was split, which only narrows the occurrences it sees, never makes th
 from numba import njit
 
 from ._layout import CUR_W, H_CUR, H_N_TX, H_OFF_TX, N_CUR
-from .automaton import extend_many, match_step
+from .automaton import extend_many
 from .borrow import borrow
 from .analogy import follow
 from .pointer import track
-from .template import KEY_MIN
+from .template import key_step
 
 
 @njit(cache=True)
@@ -28,12 +28,11 @@ def _resync(ext_b, self_b, window):
     kv = -1
     kn = 0
     for i in range(max(0, n - window), n):
-        v2, L2 = match_step(ext_b, v, L, self_b[ot + i])
-        if L2 <= L and L >= KEY_MIN:
+        v2, L, key = key_step(ext_b, v, L, self_b[ot + i])
+        if key:
             kv = v
             kn = i
         v = v2
-        L = L2
     return v, L, kv, kn
 
 
@@ -116,12 +115,11 @@ def append_core(B, slot, tokens, ext, window):
         L = bb[o + 3]
         n0 = bb[H_N_TX] - tokens.shape[0]
         for i in range(tokens.shape[0]):
-            v2, L2 = match_step(ext_b, v, L, tokens[i])
-            if L2 <= L and L >= KEY_MIN:  # a long match broke off: the key before a value
+            v2, L, key = key_step(ext_b, v, L, tokens[i])
+            if key:  # a long match broke off: the key before a value
                 bb[o + 4] = v
                 bb[o + 5] = n0 + i
             v = v2
-            L = L2
         bb[o + 2] = v
         bb[o + 3] = L
     return b

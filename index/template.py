@@ -25,12 +25,20 @@ match when it fires, and weights adapted to how often the resumption's first tok
 from numba import njit
 
 from ._layout import H_N_TX, H_OFF_TX, SEP
-from .automaton import recent_occurrences
+from .automaton import match_step, recent_occurrences
 from .trie import insert
 
 KEY_MIN = 6   # a match at least this long is a key
 VMAX = 16     # tokens written since the key, at most, for the template to resume
 SCAN = 32     # tokens scanned after an occurrence of the key for the value's end
+
+
+@njit(cache=True, inline="always")
+def key_step(eb, v, L, t):
+    """match_step on token t, and whether the match left a key: one of >= KEY_MIN tokens that t did not
+    extend (the state before t, v, is then the key)."""
+    v2, L2 = match_step(eb, v, L, t)
+    return v2, L2, L2 <= L and L >= KEY_MIN
 
 
 @njit(cache=True, inline="always")

@@ -132,13 +132,9 @@ class Drafter:
             raise ValueError(f"DrafterConfig.occurrences must be in 1..{MAX_OCCURRENCES}, got {c.occurrences}")
         if not 0.0 <= c.min_prob < 1.0:
             raise ValueError(f"DrafterConfig.min_prob must be in [0, 1), got {c.min_prob}")
-        if not 0.0 <= c.copy_weight < float("inf"):
-            raise ValueError(f"DrafterConfig.copy_weight must be finite and >= 0 (0 = off), got {c.copy_weight}")
-        if not 0.0 <= c.analogy_weight < float("inf"):
-            raise ValueError(f"DrafterConfig.analogy_weight must be finite and >= 0 (0 = off), got {c.analogy_weight}")
-        if not 0.0 <= c.template_weight < float("inf"):
-            raise ValueError(f"DrafterConfig.template_weight must be finite and >= 0 (0 = off), got "
-                             f"{c.template_weight}")
+        for name in ("copy_weight", "analogy_weight", "template_weight"):
+            if not 0.0 <= getattr(c, name) < float("inf"):
+                raise ValueError(f"DrafterConfig.{name} must be finite and >= 0 (0 = off), got {getattr(c, name)}")
         for name in ("substitute", "value_ends", "response_start", "normalize"):
             if not isinstance(getattr(c, name), (bool, np.bool_)):
                 raise ValueError(f"DrafterConfig.{name} must be True or False, got {getattr(c, name)!r}")

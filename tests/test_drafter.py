@@ -454,6 +454,8 @@ def test_copy_returns_to_the_template_after_a_copied_value():
                                       ({"copy_weight": -1.0}, "copy_weight"),
                                       ({"copy_weight": float("nan")}, "copy_weight"),
                                       ({"analogy_weight": -1.0}, "analogy_weight"),
+                                      ({"template_weight": -1.0}, "template_weight"),
+                                      ({"template_weight": float("inf")}, "template_weight"),
                                       ({"substitute": "yes"}, "substitute"),
                                       ({"value_ends": 1}, "value_ends"), ({"response_start": 0}, "response_start"),
                                       ({"normalize": None}, "normalize")])
