@@ -4,6 +4,7 @@ from hypothesis import given, strategies as st
 
 from lookahead.index import (Arena, add_document, extend_many, find_state, match_step, new_automaton,
                              occurrences, self_cursor, text_of)
+from lookahead.index.automaton import RECENT_POOL, recent_occurrences
 from reference_index import SEP, RefIndex
 
 texts = st.lists(st.integers(0, 4), max_size=120) | st.lists(st.integers(0, 1), max_size=200) | \
@@ -42,6 +43,24 @@ def test_occurrences_and_counts_match_reference(tokens, data):
         k = occurrences(b, v, out, out.shape[0], True)
         got = sorted(tokens[e + 1] for e in out[:k])
         assert got == sorted(ref.continuations(pat).elements())
+
+
+@given(texts, st.data())
+def test_recent_occurrences_are_the_newest_of_the_pool(tokens, data):
+    # the newest `occ` of the first RECENT_POOL * occ occurrences followed by a token, newest first
+    if len(tokens) < 2:
+        return
+    b = _build(tokens)
+    i = data.draw(st.integers(0, len(tokens) - 2))
+    v = find_state(b, np.asarray(tokens[i:i + data.draw(st.integers(1, 2))], np.int32))
+    occ = data.draw(st.integers(1, 12))
+    pool = np.empty(RECENT_POOL * occ, np.int32)
+    k = occurrences(b, v, pool, pool.shape[0], True)
+    out = np.full(occ, -7, np.int32)
+    spare = np.empty(RECENT_POOL * occ + 3, np.int32)
+    n = recent_occurrences(b, v, out, occ, spare)
+    assert out[:n].tolist() == sorted(pool[:k].tolist(), reverse=True)[:occ]
+    assert (out[n:] == -7).all()
 
 
 @given(texts)

@@ -319,6 +319,31 @@ def test_drafts_keep_their_values_after_later_calls():
         assert x.tokens.tolist() == t and x.parents.tolist() == p and x.probs.tolist() == q
 
 
+def test_drafts_read_late_keep_their_values():
+    """A Draft makes its fields' views when first read: read after later calls (single and batched, past a
+    slab), they hold what a twin drafter's drafts, read at once, held."""
+    rng = np.random.default_rng(6)
+    s = rng.integers(0, 4, 3000).astype(np.int32)
+    late, now = Drafter(max_draft=8, tree=True), Drafter(max_draft=8, tree=True)
+    hl = [late.begin(s[:100 + r]) for r in range(3)]
+    hn = [now.begin(s[:100 + r]) for r in range(3)]
+    kept = []
+    for i in range(200, 1500):
+        budget = [None, 3, 40][i % 3]
+        if i % 4 == 0:
+            xs, ys = late.propose_many(hl, max_draft=budget), now.propose_many(hn, max_draft=budget)
+        else:
+            xs = [late.step(hl[0], s[i:i + 1], max_draft=budget)]
+            ys = [now.step(hn[0], s[i:i + 1], max_draft=budget)]
+        for x, y in zip(xs, ys):
+            assert len(x) == len(y)
+            kept.append((x, y.tokens.tolist(), y.parents.tolist(), y.probs.tolist()))
+    assert sum(len(x) for x, *_ in kept) > 1000
+    for x, t, p, q in kept:
+        check_draft(x, 40)
+        assert x.tokens.tolist() == t and x.parents.tolist() == p and x.probs.tolist() == q
+
+
 @pytest.mark.parametrize("tree", [False, True])
 def test_step_arrays_equals_step_per_request(tree):
     """The batched step (one native call) gives each request what append + propose gives it, across memory
