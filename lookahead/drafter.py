@@ -49,7 +49,7 @@ class Draft:
 
     @classmethod
     def _view(cls, src, o, e):
-        """A draft whose fields are src = (T, P, Q, dp, dq): T[o:e], P[o + dp:e + dp], Q[o + dq:e + dq]."""
+        """A draft whose field i (tokens, parents, probs) is src[i][o + src[3 + i]:e + src[3 + i]]."""
         d = object.__new__(cls)
         d._src = src
         d._o = o
@@ -57,28 +57,27 @@ class Draft:
         d._tokens = d._parents = d._probs = None
         return d
 
+    def _field(self, i):
+        s = self._src
+        return s[i][self._o + s[3 + i]:self._e + s[3 + i]]
+
     @property
     def tokens(self):
-        t = self._tokens
-        if t is None:
-            t = self._tokens = self._src[0][self._o:self._e]
-        return t
+        if self._tokens is None:
+            self._tokens = self._field(0)
+        return self._tokens
 
     @property
     def parents(self):
-        p = self._parents
-        if p is None:
-            s = self._src
-            p = self._parents = s[1][self._o + s[3]:self._e + s[3]]
-        return p
+        if self._parents is None:
+            self._parents = self._field(1)
+        return self._parents
 
     @property
     def probs(self):
-        q = self._probs
-        if q is None:
-            s = self._src
-            q = self._probs = s[2][self._o + s[4]:self._e + s[4]]
-        return q
+        if self._probs is None:
+            self._probs = self._field(2)
+        return self._probs
 
     def __repr__(self):
         return f"Draft(tokens={self.tokens!r}, parents={self.parents!r}, probs={self.probs!r})"
@@ -355,7 +354,7 @@ class Drafter:
     def _draft(self, at, n, budget):
         """The Draft a native call wrote into the piece at `at`: n tokens, then parents, then the probabilities'
         float32 bits, each part `budget` long."""
-        return Draft._view((self._slab, self._slab, self._slab_f, budget, 2 * budget), at, at + n)
+        return Draft._view((self._slab, self._slab, self._slab_f, 0, budget, 2 * budget), at, at + n)
 
     def propose_many(self, handles, max_draft=None):
         """Drafts for several requests in one native call; returns a list of Draft."""
@@ -364,7 +363,7 @@ class Drafter:
         # views its own row of them once a field is read (1-D slices with precomputed ends: the cheapest views)
         w = toks.shape[1]
         starts = np.arange(0, w * len(n), w)
-        src = (toks.flatten(), pars.flatten(), probs.flatten(), 0, 0)
+        src = (toks.flatten(), pars.flatten(), probs.flatten(), 0, 0, 0)
         view = Draft._view
         return [view(src, o, e) for o, e in zip(starts.tolist(), (starts + n).tolist())]
 
