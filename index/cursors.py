@@ -6,7 +6,7 @@ tokens (O(window), once). Extending an external automaton keeps old cursors usab
 state that was split, which only narrows the occurrences it sees, never makes them wrong.
 
 `B` is any indexable container of automata: the drafter's typed List (batched calls) or a fixed-size tuple
-(single-request calls, which avoid the typed List's ~1 us unboxing). `ext` is int64 [2, K]: slots, generations
+(single-request calls, address.py, which avoid the typed List's ~1 us unboxing). `ext` is int64 [2, K]: slots, generations
 (generation -1 = unused).
 """
 from numba import njit
@@ -129,14 +129,3 @@ def append_core(B, slot, tokens, ext, window):
 def append_tokens(B, slot, tokens, ext, window):
     """append_core on a typed List, storing the grown buffer back."""
     B[slot] = append_core(B, slot, tokens, ext, window)
-
-
-@njit(cache=True)
-def append_one(b, e0, e1, e2, e3, e4, tokens, ext, window, vocab):
-    """Single-request append, external automata as separate arguments (see propose_single). Returns (grown,
-    ok): the request's new buffer when it had to grow, else None (boxing an array costs ~1 us); ok is False
-    when an id is out of range (nothing appended)."""
-    if check_ids(tokens, vocab):
-        return None, False
-    nb = append_core((b, e0, e1, e2, e3, e4), 0, tokens, ext, window)
-    return (nb if nb.shape[0] != b.shape[0] else None), True

@@ -26,10 +26,12 @@ class Memory:
         self.max_segments = segments
         self._segs = []  # [slot, generation, tokens], oldest first
         self.documents = 0
+        self.changes = 0  # counts add() calls: whoever keeps the segments' addresses re-reads them after one
 
     def add(self, tokens, response_start=-1):
         """Adds one finished document (int32 array). Keeps its last seg_cap - 1 tokens when longer.
         response_start: where in `tokens` the response begins (after the prompt); -1 = not a request."""
+        self.changes += 1
         if self.budget == 0 or len(tokens) == 0:
             return
         cut = max(len(tokens) - max(self.seg_cap - 1, 1), 0)

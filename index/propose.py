@@ -1,6 +1,6 @@
 """Drafts from all tiers: the request's own automaton plus external ones (memory segments, corpus).
 
-All automata of a drafter live in one numba typed List `B` (or, for single calls, a tuple). A request's
+All automata of a drafter live in one numba typed List `B` (or, for single calls, a tuple: address.py). A request's
 automaton keeps, in its header, match cursors into the external automata (cursors.py), so a proposal never
 rescans anything:
 
@@ -35,6 +35,7 @@ BRK_W = 4.0  # weight of the input's continuation at a break (flat: 2 to 6 give 
 SWAP_W = (4.0, 2.0, 2.0)
 
 MAX_TIERS = 1 + N_CUR
+N_PARAMS = 16  # length of propose_one's params
 MAX_BACKOFF = 4
 
 
@@ -340,35 +341,3 @@ def step_batch(B, slots, tokens, offsets, ext, params, vocab, out_tok, out_par, 
         out_n[r] = propose_one(B, s, ext, params, borrow(out_tok[r]), borrow(out_par[r]), borrow(out_prob[r]),
                                scratch_i, scratch_f)
     return grew
-
-
-@njit(cache=True, inline="always")
-def _into(b, e0, e1, e2, e3, e4, ext, params, scratch_i, scratch_f, out):
-    """propose_one into the caller's int32 array out [>= 3 * budget]: tokens at [0, n), parents at
-    [budget, budget + n), the probabilities' float32 bits at [2 * budget, 2 * budget + n); returns n.
-    Writing into an array the caller made, instead of returning a fresh one, saves the boxing of a returned
-    array (~1.6 us on a slow core, most of a single request's step)."""
-    budget = int(params[0])
-    return propose_one((b, e0, e1, e2, e3, e4), 0, ext, params, out[:budget], out[budget:2 * budget],
-                       out[2 * budget:3 * budget].view(np.float32), scratch_i, scratch_f)
-
-
-@njit(cache=True)
-def propose_single(b, e0, e1, e2, e3, e4, ext, params, scratch_i, scratch_f, out):
-    """One request (b) with up to five external automata as separate arguments (a tuple or typed List
-    argument costs ~1 us to unbox; five arrays ~0.2 us). Writes the draft into out (see _into); returns n."""
-    return _into(b, e0, e1, e2, e3, e4, ext, params, scratch_i, scratch_f, out)
-
-
-@njit(cache=True)
-def step_single(b, e0, e1, e2, e3, e4, tokens, ext, params, vocab, scratch_i, scratch_f, out):
-    """append_one then propose_single in one native call (the per-step hot path of an engine).
-
-    Returns (grown, n): grown is the request's new buffer when it had to grow, else None (a returned array
-    costs a boxing every step); n is the number of draft nodes written into out (see _into), or -1 when an id
-    is out of range (then nothing is done)."""
-    if check_ids(tokens, vocab):
-        return None, -1
-    nb = append_core((b, e0, e1, e2, e3, e4), 0, tokens, ext, int(params[6]))
-    n = _into(nb, e0, e1, e2, e3, e4, ext, params, scratch_i, scratch_f, out)
-    return (nb if nb.shape[0] != b.shape[0] else None), n

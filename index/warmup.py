@@ -7,9 +7,10 @@ def warmup():
     compiled signatures. Raises RuntimeError when a function has no compiled signature afterwards."""
     from .arena import Arena
     from .automaton import new_automaton, text_of
-    from .cursors import append_one, append_tokens
+    from .address import address_of, address_table, append_at, propose_at, step_at
+    from .cursors import append_tokens
     from .memory import Memory
-    from .propose import propose_batch, propose_single, scratch, step_batch, step_single
+    from .propose import propose_batch, scratch, step_batch
     from .paths import _best_paths, best_root_paths
     from .rows import _gather, _row_keys, gather_rows, row_keys
 
@@ -27,23 +28,23 @@ def warmup():
     arena.sync(slot)
     ext_t = ext.copy()
     ext_t[0] = np.arange(1, 6)
-    bufs = (arena[slot],) + tuple(arena[s] for s in ms) + (np.zeros(64, np.int32),) * (5 - len(ms))
-    grown, ok = append_one(*bufs, toks[:1], ext_t, 16, 0)
+    externals = tuple(arena[s] for s in ms) + (new_automaton(8),) * (5 - len(ms))
+    si, sf = scratch(4, 8)
+    tab = address_table(externals, ext_t, si, sf)
+    grown, ok = append_at(tab, arena.addr[slot], toks[:1], 16, 0)
     assert ok
     if grown is not None:
-        bufs = (grown,) + bufs[1:]
-    si, sf = scratch(4, 8)
+        arena.set(slot, grown)
     for tree in (0, 1):
         params = np.array([4, tree, 8, 0.0, 1.0, 4.0, 16, 2, 2.0, 1.0, 0.0, 1.0, 1.0, 1.0, 1.0, 1.0], np.float64)
         out = (np.empty((1, 4), np.int32), np.empty((1, 4), np.int32), np.empty((1, 4), np.float32),
                np.empty(1, np.int64))
         propose_batch(arena.buffers, np.array([slot], np.int64), ext, params, *out, si, sf)
         packed = np.empty(12, np.int32)
-        propose_single(*bufs, ext_t, params, si, sf, packed)
-        grown, n = step_single(*bufs, toks[:1], ext_t, params, 0, si, sf, packed)
+        propose_at(tab, arena.addr[slot], address_of(params), address_of(packed))
+        grown, n = step_at(tab, arena.addr[slot], toks[:1], address_of(params), address_of(packed), 0)
         assert n >= 0
         if grown is not None:
-            bufs = (grown,) + bufs[1:]
             arena.set(slot, grown)
         if step_batch(arena.buffers, np.array([slot], np.int64), toks[:1], np.array([0, 1], np.int64), ext, params,
                       0, *out, np.empty(1, np.int64), si, sf):
@@ -54,11 +55,11 @@ def warmup():
     assert gather_rows(table, [2], [1], [3])[0].tolist() == [9, 10]
     assert best_root_paths(table[:1], np.array([[-1, 0, -1, 1]], np.int32), np.ones((1, 4), np.float32),
                            [4])[2].tolist() == [3]
-    # five, then one by append_one, and per tree setting one by step_single and one by step_batch
+    # five, then one by append_at, and per tree setting one by step_at and one by step_batch
     assert text_of(arena[slot]).shape[0] == 10
     n = 0
-    for fn in (append_tokens, append_one, propose_batch, propose_single, step_single, step_batch, _row_keys, _gather,
-               _best_paths):
+    for fn in (append_tokens, append_at, propose_batch, propose_at, step_at, step_batch, address_of, _row_keys,
+               _gather, _best_paths):
         if not fn.signatures:
             raise RuntimeError(f"numba did not compile {fn.__name__}; check the numba install (numba -s)")
         n += len(fn.signatures)

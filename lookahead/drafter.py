@@ -13,14 +13,14 @@ import itertools
 import numpy as np
 
 from .index import Arena, Memory, as_token_ids, new_automaton, text_of
-from .index.cursors import append_one
-from .index.propose import propose_batch, propose_single, scratch, scratch_cols, step_batch, step_single
+from .index.address import K_EXT, address_of, address_table, append_at, propose_at, step_at
+from .index.propose import propose_batch, scratch, scratch_cols, step_batch
 from .index.corpus import CorpusIndex, load_corpus
 from .index._layout import H_N_TX, H_NOSUB, H_PE, H_SIZE, SEP
 
 MAX_DRAFT_LIMIT = 1024
 MAX_OCCURRENCES = 256  # DrafterConfig.occurrences: the work arrays grow with it
-EXT_TIERS = 5  # memory segments (<= 4) + corpus: a fixed tuple size keeps one compiled variant
+EXT_TIERS = K_EXT  # memory segments (<= 4) + corpus: a fixed tuple size keeps one compiled variant
 _DUMMY = np.zeros(H_SIZE, np.int32)
 _I32 = np.dtype(np.int32)
 # single-request drafts are carved out of one allocation (numpy's np.empty costs ~0.3 us); 64 KiB, so that a
@@ -39,51 +39,49 @@ class Draft:
     three numpy views cost three times what the object does (propose_many over 256 requests: 0.9 -> 0.25 us
     per request in Python).
     """
-    __slots__ = ("_src", "_o", "_e", "_tokens", "_parents", "_probs")
+    __slots__ = ("_src", "_o", "_e", "_f")  # _f: [tokens, parents, probs], None where not read yet
 
     def __init__(self, tokens, parents, probs):
         self._src = None
-        self._tokens = tokens
-        self._parents = parents
-        self._probs = probs
+        self._f = [tokens, parents, probs]
 
     @classmethod
-    def _view(cls, src, o, e):
+    def _view(cls, src, o, e, _new=object.__new__):
         """A draft whose field i (tokens, parents, probs) is src[i][o + src[3 + i]:e + src[3 + i]]."""
-        d = object.__new__(cls)
+        d = _new(cls)
         d._src = src
         d._o = o
         d._e = e
-        d._tokens = d._parents = d._probs = None
+        d._f = None
         return d
 
     def _field(self, i):
-        s = self._src
-        return s[i][self._o + s[3 + i]:self._e + s[3 + i]]
+        f = self._f
+        if f is None:
+            f = self._f = [None, None, None]
+        x = f[i]
+        if x is None:
+            s = self._src
+            x = f[i] = s[i][self._o + s[3 + i]:self._e + s[3 + i]]
+        return x
 
     @property
     def tokens(self):
-        if self._tokens is None:
-            self._tokens = self._field(0)
-        return self._tokens
+        return self._field(0)
 
     @property
     def parents(self):
-        if self._parents is None:
-            self._parents = self._field(1)
-        return self._parents
+        return self._field(1)
 
     @property
     def probs(self):
-        if self._probs is None:
-            self._probs = self._field(2)
-        return self._probs
+        return self._field(2)
 
     def __repr__(self):
         return f"Draft(tokens={self.tokens!r}, parents={self.parents!r}, probs={self.probs!r})"
 
     def __len__(self):
-        return self._e - self._o if self._src is not None else int(self._tokens.shape[0])
+        return self._e - self._o if self._src is not None else int(self._f[0].shape[0])
 
     @property
     def is_chain(self):
@@ -194,11 +192,14 @@ class Drafter:
         self._vocab = int(vocab_size or 0)
         self._requests = {}  # handle -> [slot, start of the prompt in the request's text]
         self._handles = itertools.count(1)
-        self._params = {}
+        self._params = {}  # budget -> (knobs float64 [N_PARAMS], their address)
         self._scratch = scratch(MAX_DRAFT_LIMIT if self.max_draft > 64 else 64, c.occurrences)
         self._out = None
         self._slab = self._slab_f = np.empty(0, np.int32)
         self._slab_at = 0
+        self._slab_addr = 0
+        self._slab_n = 0
+        self._src = {}  # budget -> the Draft source tuple of the current slab
         self._refresh_tiers()
 
     # -- tiers -------------------------------------------------------------------------------------
@@ -217,7 +218,21 @@ class Drafter:
         self._ext_list = ext
         self._ext_tuple = ext.copy()
         self._ext_tuple[0] = np.arange(1, EXT_TIERS + 1)
+        # the single-request calls' address table; these attributes keep what it names alive
         self._ext_bufs = tuple(self.arena[s] for s in slots) + (_DUMMY,) * (EXT_TIERS - k)
+        self._retable()
+
+    def _retable(self):
+        """The single-request calls' address table (index/address.py); the attributes it names keep their
+        arrays alive."""
+        self._tab = address_table(self._ext_bufs, self._ext_tuple, *self._scratch)
+        self._tab_changes = self.memory.changes
+
+    def _table(self):
+        """The address table, re-read when memory changed behind the drafter's back (d.memory.add)."""
+        if self.memory.changes != self._tab_changes:
+            self._refresh_tiers()
+        return self._tab
 
     def _slot(self, h):
         try:
@@ -237,16 +252,21 @@ class Drafter:
             raise
 
     def _param_array(self, budget):
+        return self._knobs(budget)[0]
+
+    def _knobs(self, budget):
+        """(params, address of params) for a budget; grows the work arrays when the budget needs more."""
         p = self._params.get(budget)
         if p is None:
             c = self.config
             if scratch_cols(budget, c.occurrences) > self._scratch[1].shape[1]:
                 self._scratch = scratch(budget, c.occurrences)
+                self._retable()
             p = np.array([budget, self.tree, c.occurrences, c.min_prob, c.alpha, c.half_len, c.window,
                           c.backoff, c.power, c.self_weight, c.normalize, c.copy_weight, c.analogy_weight,
                           c.value_ends, c.response_start, c.template_weight],
                          np.float64)
-            self._params[budget] = p
+            p = self._params[budget] = (p, address_of(p))
         return p
 
     def _ids(self, token_ids):
@@ -261,8 +281,8 @@ class Drafter:
         as_token_ids(toks.astype(np.int64), "token_ids", self.vocab_size or 2**31)
 
     def _append_slot(self, slot, toks, vocab=None):
-        grown, ok = append_one(self.arena[slot], *self._ext_bufs, toks, self._ext_tuple, self.config.window,
-                               self._vocab if vocab is None else vocab)
+        grown, ok = append_at(self._table(), self.arena.addr[slot], toks, self.config.window,
+                              self._vocab if vocab is None else vocab)
         if not ok:  # an id out of range
             self._name_bad_id(toks)
         if grown is not None:
@@ -303,8 +323,10 @@ class Drafter:
         _, start = self._requests.pop(h)
         if self.learn and self.memory.budget > 0:
             b = self.arena[slot]
-            self.memory.add(np.array(text_of(b)[start:]), response_start=int(b[H_PE]) - start)
-            self._refresh_tiers()
+            try:
+                self.memory.add(np.array(text_of(b)[start:]), response_start=int(b[H_PE]) - start)
+            finally:  # a segment may have been dropped or grown even when add failed half-way
+                self._refresh_tiers()
         self.arena.free(slot)
 
     def tokens(self, h):
@@ -321,19 +343,31 @@ class Drafter:
         """Draft for request h: at most max_draft (default: the drafter's) nodes."""
         slot = self._slot(h)
         budget = self.max_draft if max_draft is None else _check_budget(max_draft)
-        out, at = self._carve(budget)
-        n = propose_single(self.arena[slot], *self._ext_bufs, self._ext_tuple, self._param_array(budget),
-                           *self._scratch, out)
+        p_addr = self._knobs(budget)[1]
+        at = self._carve(budget)
+        n = propose_at(self._table(), self.arena.addr[slot], p_addr, self._slab_addr + 4 * at)
         return self._draft(at, n, budget)
 
     def step(self, h, token_ids, max_draft=None):
         """append(h, token_ids) then propose(h), in one native call: the cheapest per-step path."""
-        slot = self._slot(h)
-        toks = self._ids(token_ids)
+        # _slot, _ids, _carve and _table written out for their common case: a step's Python part (~1.2 us)
+        # is a third of it, and each method call is ~60 ns of that
+        try:
+            slot = self._requests[h][0]
+        except (KeyError, TypeError):
+            slot = self._slot(h)  # raises, naming the handle
+        t = token_ids
+        toks = t if (type(t) is np.ndarray and t.dtype is _I32 and t.ndim == 1 and t.flags.c_contiguous) else \
+            as_token_ids(t, "token_ids", self.vocab_size)
         budget = self.max_draft if max_draft is None else _check_budget(max_draft)
-        out, at = self._carve(budget)
-        grown, n = step_single(self.arena.py[slot], *self._ext_bufs, toks, self._ext_tuple,
-                               self._param_array(budget), self._vocab, *self._scratch, out)
+        p = self._params.get(budget) or self._knobs(budget)
+        at = self._slab_at
+        if at + 3 * budget > self._slab_n:
+            at = self._carve(budget)
+        else:
+            self._slab_at = at + 3 * budget
+        tab = self._tab if self.memory.changes == self._tab_changes else self._table()
+        grown, n = step_at(tab, self.arena.addr[slot], toks, p[1], self._slab_addr + 4 * at, self._vocab)
         if n < 0:
             self._name_bad_id(toks)
         if grown is not None:
@@ -341,20 +375,27 @@ class Drafter:
         return self._draft(at, n, budget)
 
     def _carve(self, budget):
-        """The next unused int32 [3 * budget] piece of the slab (a single-request draft's own storage) and its
-        offset. Drafts view their piece, so a full slab is replaced, never reused."""
+        """The offset of the next unused int32 [3 * budget] piece of the slab (a single-request draft's own
+        storage, at address _slab_addr + 4 * offset). Drafts view their piece, so a full slab is replaced, never
+        reused."""
         at = self._slab_at
         if at + 3 * budget > self._slab.shape[0]:
             self._slab = np.empty(max(3 * budget, _SLAB_INTS), np.int32)
             self._slab_f = self._slab.view(np.float32)
+            self._slab_addr = address_of(self._slab)
+            self._slab_n = self._slab.shape[0]
+            self._src = {}
             at = 0
         self._slab_at = at + 3 * budget
-        return self._slab[at:at + 3 * budget], at
+        return at
 
     def _draft(self, at, n, budget):
         """The Draft a native call wrote into the piece at `at`: n tokens, then parents, then the probabilities'
         float32 bits, each part `budget` long."""
-        return Draft._view((self._slab, self._slab, self._slab_f, 0, budget, 2 * budget), at, at + n)
+        src = self._src.get(budget)
+        if src is None:
+            src = self._src[budget] = (self._slab, self._slab, self._slab_f, 0, budget, 2 * budget)
+        return Draft._view(src, at, at + n)
 
     def propose_many(self, handles, max_draft=None):
         """Drafts for several requests in one native call; returns a list of Draft."""

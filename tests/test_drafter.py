@@ -263,6 +263,18 @@ def test_reference_text_is_drafted_from():
     assert d.tokens(h).tolist() == [1, 2, 10, 11, 12]
 
 
+def test_single_calls_reread_memory_changed_directly():
+    # single-request calls pass the external automata by address: a segment that grew or was dropped through
+    # d.memory (not through end()) must be re-read, never used where it was
+    d = Drafter(max_draft=8, config=DrafterConfig(memory_tokens=200, memory_segments=1))
+    h = d.begin([7, 8, 9])
+    for i in range(12):  # four documents fill the only segment; the fifth replaces it
+        doc = np.arange(1000 + 50 * i, 1040 + 50 * i, dtype=np.int32)
+        d.memory.add(doc)
+        assert d.step(h, doc[:2]).tokens.tolist() == doc[2:10].tolist()
+        d.append(h, [5])
+
+
 def test_memory_stays_within_budget_and_evicts_oldest():
     d = Drafter(max_draft=8, config=DrafterConfig(memory_tokens=400, memory_segments=2))
     rng = np.random.default_rng(1)
