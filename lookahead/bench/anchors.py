@@ -18,6 +18,9 @@ def _chain(tokens):
     return t, _CHAIN[:len(t)]
 
 
+_NONE = np.empty(0, np.int32)
+
+
 class LookaheadAdapter:
     def __init__(self, tree, budget, learn=True, **kw):
         self.name = "lookahead tree" if tree else "lookahead chain"
@@ -35,14 +38,14 @@ class _LookaheadSession:
 
     def __init__(self, d, h):
         self.d, self.h = d, h
-        self.pending = np.empty(0, np.int32)
+        self.pending = _NONE
 
     def append(self, toks):
-        self.pending = np.ascontiguousarray(toks, np.int32)
+        self.pending = toks  # Drafter.step checks and converts it (an int32 array passes as is)
 
     def propose(self, budget):
         dr = self.d.step(self.h, self.pending, budget)
-        self.pending = self.pending[:0]
+        self.pending = _NONE
         return dr.tokens, dr.parents
 
     def end(self):
