@@ -11,6 +11,7 @@ substitute.py  tokens the output consistently writes in place of an input token
 trie.py        the draft trie: continuations merged with weights, emitted as a chain or tree
 opening.py     a response's first draft: how earlier responses opened
 propose.py     drafts from a request's automaton and external ones (memory, corpus), batched
+address.py     single-request calls that receive their arrays as addresses (the cheapest per-step path)
 paths.py       best root paths of a batch of tree drafts (for chain verifiers)
 rows.py        an engine's token table: content keys of its rows, their new tokens
 memory.py      cross-request memory with a token budget
