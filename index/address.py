@@ -62,11 +62,25 @@ def _tiers(tab):
 
 
 @njit(cache=True, inline="always")
-def _propose_into(b, es, tab, p_addr, out_addr):
+def _params(p_addr):
+    return carray(_voidptr(p_addr), (N_PARAMS,), np.float64)
+
+
+@njit(cache=True, inline="always")
+def _append(tab, b_addr, tokens, window):
+    """append_core on the request automaton at b_addr; returns (its buffer before, after (grown or the same),
+    the external automata)."""
+    b = automaton_at(b_addr)
+    es = _externals(tab)
+    nb = append_core((b, es[0], es[1], es[2], es[3], es[4]), 0, tokens, _tiers(tab), window)
+    return b, nb, es
+
+
+@njit(cache=True, inline="always")
+def _propose_into(b, es, tab, params, out_addr):
     """propose_one into the draft storage at out_addr (int32 [3 * budget]: tokens, parents, the probabilities'
     float32 bits, each part `budget` long); returns n. Writing into storage the caller made, instead of
     returning a fresh array, saves the boxing of a returned array."""
-    params = carray(_voidptr(p_addr), (N_PARAMS,), np.float64)
     si = carray(_voidptr(tab[T_SI]), (tab[T_SI + 1], tab[T_SI + 2]), np.int32)
     sf = carray(_voidptr(tab[T_SF]), (2, tab[T_SF + 1]), np.float64)
     budget = int(params[0])
@@ -82,9 +96,7 @@ def append_at(tab, b_addr, tokens, window, vocab):
     is out of range (nothing appended)."""
     if check_ids(tokens, vocab):
         return None, False
-    b = automaton_at(b_addr)
-    es = _externals(tab)
-    nb = append_core((b, es[0], es[1], es[2], es[3], es[4]), 0, tokens, _tiers(tab), window)
+    b, nb, _ = _append(tab, b_addr, tokens, window)
     return (nb if nb.shape[0] != b.shape[0] else None), True
 
 
@@ -92,7 +104,7 @@ def append_at(tab, b_addr, tokens, window, vocab):
 def propose_at(tab, b_addr, p_addr, out_addr):
     """The draft of the request automaton at b_addr with the knobs at p_addr (float64 [N_PARAMS], see
     propose.propose_one) into out_addr (see _propose_into); returns n."""
-    return _propose_into(automaton_at(b_addr), _externals(tab), tab, p_addr, out_addr)
+    return _propose_into(automaton_at(b_addr), _externals(tab), tab, _params(p_addr), out_addr)
 
 
 @njit(cache=True)
@@ -101,11 +113,9 @@ def step_at(tab, b_addr, tokens, p_addr, out_addr, vocab):
     nothing is done)."""
     if check_ids(tokens, vocab):
         return None, -1
-    b = automaton_at(b_addr)
-    es = _externals(tab)
-    params = carray(_voidptr(p_addr), (N_PARAMS,), np.float64)
-    nb = append_core((b, es[0], es[1], es[2], es[3], es[4]), 0, tokens, _tiers(tab), int(params[6]))
-    n = _propose_into(nb, es, tab, p_addr, out_addr)
+    params = _params(p_addr)
+    b, nb, es = _append(tab, b_addr, tokens, int(params[6]))
+    n = _propose_into(nb, es, tab, params, out_addr)
     return (nb if nb.shape[0] != b.shape[0] else None), n
 
 

@@ -379,7 +379,7 @@ class Drafter:
         storage, at address _slab_addr + 4 * offset). Drafts view their piece, so a full slab is replaced, never
         reused."""
         at = self._slab_at
-        if at + 3 * budget > self._slab.shape[0]:
+        if at + 3 * budget > self._slab_n:
             self._slab = np.empty(max(3 * budget, _SLAB_INTS), np.int32)
             self._slab_f = self._slab.view(np.float32)
             self._slab_addr = address_of(self._slab)
