@@ -45,16 +45,6 @@ class Draft:
         self._src = None
         self._f = [tokens, parents, probs]
 
-    @classmethod
-    def _view(cls, src, o, e, _new=object.__new__):
-        """A draft whose field i (tokens, parents, probs) is src[i][o + src[3 + i]:e + src[3 + i]]."""
-        d = _new(cls)
-        d._src = src
-        d._o = o
-        d._e = e
-        d._f = None
-        return d
-
     def _field(self, i):
         f = self._f
         if f is None:
@@ -157,6 +147,17 @@ def _check_budget(n, what="max_draft"):
         raise ValueError(f"{what} must be in 1..{MAX_DRAFT_LIMIT}, got {n}; verification cost grows with the "
                          "draft, 4-64 is the useful range (use no drafter to switch speculation off)")
     return int(n)
+
+
+def _view(src, o, e, _new=object.__new__, _cls=Draft):
+    """A draft whose field i (tokens, parents, probs) is src[i][o + src[3 + i]:e + src[3 + i]]. A function
+    with its class bound, not a classmethod: ~100 of a step's ~1000 ns of Python."""
+    d = _new(_cls)
+    d._src = src
+    d._o = o
+    d._e = e
+    d._f = None
+    return d
 
 
 class Drafter:
@@ -372,7 +373,8 @@ class Drafter:
             self._name_bad_id(toks)
         if grown is not None:
             self.arena.set(slot, grown)
-        return self._draft(at, n, budget)
+        src = self._src.get(budget)
+        return _view(src, at, at + n) if src is not None else self._draft(at, n, budget)
 
     def _carve(self, budget):
         """The offset of the next unused int32 [3 * budget] piece of the slab (a single-request draft's own
@@ -395,7 +397,7 @@ class Drafter:
         src = self._src.get(budget)
         if src is None:
             src = self._src[budget] = (self._slab, self._slab, self._slab_f, 0, budget, 2 * budget)
-        return Draft._view(src, at, at + n)
+        return _view(src, at, at + n)
 
     def propose_many(self, handles, max_draft=None):
         """Drafts for several requests in one native call; returns a list of Draft."""
@@ -405,8 +407,7 @@ class Drafter:
         w = toks.shape[1]
         starts = np.arange(0, w * len(n), w)
         src = (toks.flatten(), pars.flatten(), probs.flatten(), 0, 0, 0)
-        view = Draft._view
-        return [view(src, o, e) for o, e in zip(starts.tolist(), (starts + n).tolist())]
+        return list(map(_view, itertools.repeat(src), starts.tolist(), (starts + n).tolist()))
 
     def step_arrays(self, handles, token_ids, max_draft=None):
         """append + propose for a whole batch in one native call (what a serving loop does every step).
