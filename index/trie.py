@@ -41,26 +41,29 @@ def insert_spliced(b, e, m, r, w, depth, t_tok, t_par, t_child, t_sib, t_w, nn):
     sub = b[H_NSUB] > 0  # input tokens the output writes differently (substitute.py)
     node = 0
     t_w[0] += w
-    for d in range(depth):
+    cap = t_tok.shape[0]
+    d = 0
+    fresh = False
+    while d < depth:  # down the existing nodes
         p = e + 1 + d if d < m else r + d - m
         if p >= n_tx:
-            break
+            return nn
         tok = b[ot + p]
         if tok == SEP:
-            break
+            return nn
         if sub:
             tok = mapped(b, p, tok)
         c = child_of(node, tok, t_tok, t_child, t_sib)
         if c == -1:
-            if nn >= t_tok.shape[0]:
-                break
+            if nn >= cap:
+                return nn
             c = nn
             nn += 1
             t_tok[c] = tok
             t_par[c] = node
             t_child[c] = -1
             t_sib[c] = -1
-            t_w[c] = 0.0
+            t_w[c] = w
             # appended at the tail: siblings stay in first-seen order (the deterministic tie-break)
             if t_child[node] == -1:
                 t_child[node] = c
@@ -69,8 +72,36 @@ def insert_spliced(b, e, m, r, w, depth, t_tok, t_par, t_child, t_sib, t_w, nn):
                 while t_sib[q] != -1:
                     q = t_sib[q]
                 t_sib[q] = c
+            node = c
+            d += 1
+            fresh = True
+            break
         t_w[c] += w
         node = c
+        d += 1
+    if not fresh:
+        return nn
+    # below a node just made every node is new, an only child: no search, no sibling list (most of an
+    # occurrence's nodes, once it diverged from the ones read before it)
+    while d < depth and nn < cap:
+        p = e + 1 + d if d < m else r + d - m
+        if p >= n_tx:
+            break
+        tok = b[ot + p]
+        if tok == SEP:
+            break
+        if sub:
+            tok = mapped(b, p, tok)
+        c = nn
+        nn += 1
+        t_tok[c] = tok
+        t_par[c] = node
+        t_child[c] = -1
+        t_sib[c] = -1
+        t_w[c] = w
+        t_child[node] = c
+        node = c
+        d += 1
     return nn
 
 
