@@ -86,8 +86,11 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff, power, alpha0, half_len,
                     t_sib, t_w, nn, occbuf, spare)
     ns = 0  # sources: (tier, state, length, occurrences)
     Lmax = 0
+    b0 = own  # tier 0's automaton (a typed List lookup costs ~20 ns: once each)
     for i in range(nt):
         b = borrow(B[tb[i]])
+        if i == 0:
+            b0 = b
         v = tv[i]
         L = tl[i]
         levels = 0
@@ -114,7 +117,7 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff, power, alpha0, half_len,
                     if se >= 0:
                         nn = insert(sb, se, SWAP_W[extra], depth, t_tok, t_par, t_child, t_sib, t_w, nn)
         return nn, alpha_at(0, alpha0, half_len)
-    b = borrow(B[tb[0]])
+    b = b0
     ce = -1
     cw = 0.0
     if copy_w > 0.0:
@@ -164,7 +167,7 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff, power, alpha0, half_len,
                 nn = insert(b, x, w, depth, t_tok, t_par, t_child, t_sib, t_w, nn)
     alpha = alpha_at(Lmax, alpha0, half_len)
     if an_w > 0.0:
-        b = borrow(B[tb[0]])
+        b = b0
         b[H_AN + 1] = occbuf[0] + 1 if src[0] == 0 else 0  # where this draft copies from (analogy.follow)
         a = live(b)
         if a >= 0:
