@@ -34,13 +34,13 @@ def newest_opening(mb):
 
 
 @njit(cache=True, inline="always")
-def opening_token(B, slot, tb, tv, tl, nt, occbuf, spare):
+def opening_token(B, b, slot, tb, tv, tl, nt, occbuf, spare):
     """At a response's first draft (no output yet): the token that followed the most recent occurrence of the
     longest match in another tier (memory, corpus), i.e. how earlier responses opened; -1 when no other tier
     matched or the request already has output. In a memory segment that recorded where its newest responses
     start (_layout.H_OPEN), only a match that ends where one of them starts counts: the end of a raw prompt
-    (its own data) matches anything, while a chat template's "assistant" turn ends right there."""
-    if not awaiting_first(borrow(B[slot])):
+    (its own data) matches anything, while a chat template's "assistant" turn ends right there. b is B[slot]."""
+    if not awaiting_first(b):
         return -1
     x = -1
     best = 0

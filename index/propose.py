@@ -245,7 +245,7 @@ def propose_one(B, slot, ext, params, out_tok, out_par, out_prob, scratch_i, scr
     attach = -1
     base = 1.0
     own = nt > 0 and tb[0] == slot  # tier 0 is the request's own text (it matched); rounds keep the tiers
-    opening = opening_token(B, slot, tb, tv, tl, nt, occbuf, cand) if params[14] != 0 else -1
+    opening = opening_token(B, b, slot, tb, tv, tl, nt, occbuf, cand) if params[14] != 0 else -1
     # no tier told how responses open: the newest memory segment (ext column 0, when memory is on) recalls
     # how its newest responses did
     recall = params[14] != 0 and opening == -1 and awaiting_first(b) and ext.shape[1] > 0 and ext[1, 0] != -1

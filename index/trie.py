@@ -33,75 +33,70 @@ def insert(b, e, w, depth, t_tok, t_par, t_child, t_sib, t_w, nn):
 
 
 @njit(cache=True, inline="always")
+def _spliced_token(b, ot, n_tx, sub, e, m, r, d):
+    """Token d of the text insert_spliced adds, or SEP where that text ends."""
+    p = e + 1 + d if d < m else r + d - m
+    if p >= n_tx:
+        return SEP
+    tok = b[ot + p]
+    return mapped(b, p, tok) if sub and tok != SEP else tok
+
+
+@njit(cache=True, inline="always")
+def _new_node(c, tok, parent, w, t_tok, t_par, t_child, t_sib, t_w):
+    t_tok[c] = tok
+    t_par[c] = parent
+    t_child[c] = -1
+    t_sib[c] = -1
+    t_w[c] = w
+
+
+@njit(cache=True, inline="always")
 def insert_spliced(b, e, m, r, w, depth, t_tok, t_par, t_child, t_sib, t_w, nn):
     """Adds the m tokens after end position e, then the text from position r on (a value, then the template
     after it: value_end.py), up to `depth` tokens in all, with weight w."""
     ot = b[H_OFF_TX]
     n_tx = b[H_N_TX]
     sub = b[H_NSUB] > 0  # input tokens the output writes differently (substitute.py)
+    cap = t_tok.shape[0]
     node = 0
     t_w[0] += w
-    cap = t_tok.shape[0]
     d = 0
-    fresh = False
-    while d < depth:  # down the existing nodes
-        p = e + 1 + d if d < m else r + d - m
-        if p >= n_tx:
-            return nn
-        tok = b[ot + p]
+    while d < depth:  # down the nodes made before
+        tok = _spliced_token(b, ot, n_tx, sub, e, m, r, d)
         if tok == SEP:
             return nn
-        if sub:
-            tok = mapped(b, p, tok)
-        c = child_of(node, tok, t_tok, t_child, t_sib)
-        if c == -1:
-            if nn >= cap:
-                return nn
-            c = nn
-            nn += 1
-            t_tok[c] = tok
-            t_par[c] = node
-            t_child[c] = -1
-            t_sib[c] = -1
-            t_w[c] = w
-            # appended at the tail: siblings stay in first-seen order (the deterministic tie-break)
-            if t_child[node] == -1:
-                t_child[node] = c
-            else:
-                q = t_child[node]
-                while t_sib[q] != -1:
-                    q = t_sib[q]
-                t_sib[q] = c
-            node = c
-            d += 1
-            fresh = True
-            break
-        t_w[c] += w
-        node = c
         d += 1
-    if not fresh:
-        return nn
+        c = child_of(node, tok, t_tok, t_child, t_sib)
+        if c != -1:
+            t_w[c] += w
+            node = c
+            continue
+        if nn >= cap:
+            return nn
+        _new_node(nn, tok, node, w, t_tok, t_par, t_child, t_sib, t_w)
+        # appended at the tail: siblings stay in first-seen order (the deterministic tie-break)
+        if t_child[node] == -1:
+            t_child[node] = nn
+        else:
+            q = t_child[node]
+            while t_sib[q] != -1:
+                q = t_sib[q]
+            t_sib[q] = nn
+        node = nn
+        nn += 1
+        break
     # below a node just made every node is new, an only child: no search, no sibling list (most of an
     # occurrence's nodes, once it diverged from the ones read before it)
     while d < depth and nn < cap:
-        p = e + 1 + d if d < m else r + d - m
-        if p >= n_tx:
-            break
-        tok = b[ot + p]
+        tok = _spliced_token(b, ot, n_tx, sub, e, m, r, d)
         if tok == SEP:
             break
-        if sub:
-            tok = mapped(b, p, tok)
-        c = nn
-        nn += 1
-        t_tok[c] = tok
-        t_par[c] = node
-        t_child[c] = -1
-        t_sib[c] = -1
-        t_w[c] = w
-        t_child[node] = c
-        node = c
         d += 1
+        _new_node(nn, tok, node, w, t_tok, t_par, t_child, t_sib, t_w)
+        t_child[node] = nn
+        node = nn
+        nn += 1
     return nn
 
 
