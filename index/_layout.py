@@ -17,7 +17,7 @@ MAGIC = 0x4C4B4844  # "LKHD"
 SEP = -1  # separates documents inside one text; never a real token, so matches never cross it
 
 # header fields
-H_SIZE = 80
+H_SIZE = 96
 H_MAGIC = 0
 H_CAP_ST = 1
 H_N_ST = 2
@@ -61,12 +61,14 @@ H_NSUB = H_NOSUB + 1
 H_SUB = H_NSUB + 1
 N_SUB = 2
 SUB_W = 3
-# value ends (value_end.py): 1 + the input token where copied values end (0 = none), the token the output
-# writes there instead, and a vote count
+# value ends (value_end.py): N_VE pairs of (1 + an input token where copied values end (0 = none), the token
+# the output writes there instead, a vote count); pairs fill from the first, none is ever emptied
 H_VE = H_SUB + SUB_W * N_SUB
+N_VE = 4
+VE_W = 3
 # the break (pointer.py): 1 + the input position where the last long copy of the input broke off (0 = none),
 # and how many tokens the current run has copied
-H_BRK = H_VE + 3
+H_BRK = H_VE + VE_W * N_VE
 H_RUN = H_BRK + 1
 assert H_RUN < H_SIZE
 

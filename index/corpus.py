@@ -23,7 +23,7 @@ from .validate import as_token_ids
 from .propose import add_document
 
 FILE_MAGIC = b"LKHDIDX\0"
-FORMAT_VERSION = 2  # 2: automaton headers of 80 ints (cursor keys, template.py)
+FORMAT_VERSION = 3  # 2: automaton headers of 80 ints (cursor keys, template.py); 3: 96 (value-end pairs)
 _HEADER = struct.Struct("<8sIIqqqqI32s64s")
 HEADER_BYTES = 256
 

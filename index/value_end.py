@@ -9,21 +9,25 @@ While a value is copied, the input's text after it ("\\nMaintainer: ...") is wha
 the target breaks off there, at every value. But values end the same way each time: where the input has
 "\\n", the output writes '",'. So when a copy of the input breaks off and the text goes back to the template
 (the analogy's value ended, or the copy pointer returned to its previous run, in the output), the pair
-(input token that was not copied, output token written instead) is learned; one pair is kept, with a vote
-count (a majority vote: another pair replaces it only once it has lost its votes), so one odd break does
-not undo a pattern seen many times.
+(input token that was not copied, output token written instead) is learned, with a vote count. N_VE pairs
+are kept: one NL in the records ends both strings ('",') and numbers (','), and list items end at "," or
+" (" ("libc6 (>= 2.14), libgcc-s1"), so a single pair flipped at nearly every value (templated / multi_turn
+tau, tree: 6.212 / 8.008 with one pair, 6.270 / 8.040 with four; code_edit and completion the same). A new
+pair takes a free entry, else the least voted one, once that has lost its votes (a vote less each time a
+new pair finds no room), so one odd break does not undo a pattern seen many times.
 
-A draft copying a value then forks where the value is predicted to end: at the first input token equal to
-the pair's, it goes on with the template, from the first place after where the template was left (at the
-value's start) that holds the pair's output token: in the earlier object, where its value ended. The
-analogy's value place (analogy.py) forks with analogy_weight on both branches; the copy pointer's run
-(pointer.py) moves its copy_weight to the template branch, once the pair has two votes.
+A draft copying a value then forks where the value is predicted to end: at the first input token that is a
+pair's, it goes on with the template, from the first place after where the template was left (at the
+value's start) that holds an output token paired with that input token: in the earlier object, where the
+same key's value ended, which also says which of the ends applies. The analogy's value place (analogy.py)
+forks with analogy_weight on both branches; the copy pointer's run (pointer.py) moves its copy_weight to the
+template branch, once the pair has two votes.
 
 Cost: a scan of at most a draft's depth plus WINDOW tokens, only while a value is being copied.
 """
 from numba import njit
 
-from ._layout import H_N_TX, H_OFF_TX, H_PE, H_VE, SEP
+from ._layout import H_N_TX, H_OFF_TX, H_PE, H_VE, N_VE, SEP, VE_W
 
 WINDOW = 128  # tokens searched after where the template was left for where its value ended
 POINTER_VOTES = 2  # votes a pair needs before the copy pointer's run forks (code edits leave the input and come
@@ -33,35 +37,67 @@ POINTER_VOTES = 2  # votes a pair needs before the copy pointer's run forks (cod
 @njit(cache=True, inline="always")
 def learn_end(b, p, x):
     """A value copied from the input ended: the input token at text position p was not copied, the output
-    wrote token x in its place. Votes for that pair."""
+    wrote token x in its place. Votes for that pair; a new pair takes a free entry, else the least voted one
+    once it has lost its votes (one vote less each time a new pair finds no room)."""
     if p < 0 or p >= b[H_PE] or p >= b[H_N_TX]:
         return
     t = b[b[H_OFF_TX] + p]
     if t == SEP:
         return
-    if b[H_VE] == t + 1 and b[H_VE + 1] == x:
-        b[H_VE + 2] += 1
-    elif b[H_VE + 2] > 1:
-        b[H_VE + 2] -= 1
+    low = 0
+    for k in range(N_VE):
+        o = H_VE + VE_W * k
+        if b[o] == 0:
+            b[o] = t + 1
+            b[o + 1] = x
+            b[o + 2] = 1
+            return
+        if b[o] == t + 1 and b[o + 1] == x:
+            b[o + 2] += 1
+            return
+        if b[o + 2] < b[H_VE + VE_W * low + 2]:
+            low = k
+    o = H_VE + VE_W * low
+    if b[o + 2] > 1:
+        b[o + 2] -= 1
     else:
-        b[H_VE] = t + 1
-        b[H_VE + 1] = x
-        b[H_VE + 2] = 1
+        b[o] = t + 1
+        b[o + 1] = x
+        b[o + 2] = 1
+
+
+@njit(cache=True, inline="always")
+def _is_end(b, t, votes):
+    for k in range(N_VE):
+        o = H_VE + VE_W * k
+        if b[o] == t + 1 and b[o + 2] >= votes:
+            return True
+    return False
+
+
+@njit(cache=True, inline="always")
+def _ends_with(b, t, x, votes):
+    for k in range(N_VE):
+        o = H_VE + VE_W * k
+        if b[o] == t + 1 and b[o + 1] == x and b[o + 2] >= votes:
+            return True
+    return False
 
 
 @njit(cache=True, inline="always")
 def value_end(b, a, o, depth, votes):
     """A value is copied from input end position a; the template was left at text position o when it began.
-    Returns (m, r): the value ends after its next m tokens and the template goes on with the text from
-    position r on; (-1, -1) when no end is predicted within `depth` tokens, the template holds no end or the
-    pair has fewer than `votes` votes."""
-    if b[H_VE] == 0 or b[H_VE + 2] < votes or o < 0:
+    Returns (m, r): the value ends after its next m tokens (at the first input token of a pair with `votes`
+    votes) and the template goes on with the text from position r on (the first place from o that holds an
+    output token of a pair for that input token: how the same key's value ended in the earlier object);
+    (-1, -1) when no end is predicted within `depth` tokens or the template holds no end."""
+    if b[H_VE] == 0 or o < 0:
         return -1, -1
     ot = b[H_OFF_TX]
     n = b[H_N_TX]
     pe = b[H_PE]
-    t_in = b[H_VE] - 1
     m = -1
+    t_in = -1
     for d in range(depth):
         p = a + 1 + d
         if p >= pe or p >= n:
@@ -69,13 +105,13 @@ def value_end(b, a, o, depth, votes):
         t = b[ot + p]
         if t == SEP:
             break
-        if t == t_in:
+        if _is_end(b, t, votes):
             m = d
+            t_in = t
             break
     if m < 0:
         return -1, -1
-    t_out = b[H_VE + 1]
     for r in range(o, min(o + WINDOW, n - 1)):
-        if b[ot + r] == t_out:
+        if _ends_with(b, t_in, b[ot + r], votes):
             return m, r
     return -1, -1

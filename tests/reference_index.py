@@ -190,25 +190,34 @@ def ref_learn(text, pe, pairs, e, added, right=3, span=8, confirm=2, n_sub=2):
     return [(y, x, seen + 1)] + rest
 
 
-def ref_learn_end(text, pe, vote, p, x):
-    """value_end.learn_end by its definition: vote (input token, output token, count) or None, after a value
-    copied from the input ended at text position p, the output writing x there."""
+def ref_learn_end(text, pe, votes, p, x, n_pairs=4):
+    """value_end.learn_end by its definition: the pairs [(input token, output token, count)] (at most n_pairs,
+    in the order they were first learned; a replaced pair keeps its place) after a value copied from the input
+    ended at text position p, the output writing x there. A known pair gains a vote; a new one takes a free
+    place, else the first of the least voted pairs loses a vote, or is replaced when it had one."""
     if not 0 <= p < min(pe, len(text)) or text[p] == SEP:
-        return vote
+        return votes
     t = text[p]
-    if vote is not None and vote[:2] == (t, x):
-        return (t, x, vote[2] + 1)
-    if vote is not None and vote[2] > 1:
-        return (vote[0], vote[1], vote[2] - 1)
-    return (t, x, 1)
+    votes = list(votes)
+    for i, (a, b, c) in enumerate(votes):
+        if (a, b) == (t, x):
+            votes[i] = (a, b, c + 1)
+            return votes
+    if len(votes) < n_pairs:
+        return votes + [(t, x, 1)]
+    low = min(range(len(votes)), key=lambda i: (votes[i][2], i))
+    a, b, c = votes[low]
+    votes[low] = (a, b, c - 1) if c > 1 else (t, x, 1)
+    return votes
 
 
-def ref_value_end(text, pe, vote, a, o, depth, votes, window=128):
+def ref_value_end(text, pe, votes, a, o, depth, need, window=128):
     """value_end.value_end by its definition: (m, r), the value copied from end position a ending at the first
-    of its next `depth` input tokens equal to the vote's input token (the input stopping at pe and at SEP),
-    the template going on at the first position from o (within `window`, followed by text) holding the
-    vote's output token; nothing when the vote has fewer than `votes` votes."""
-    if vote is None or vote[2] < votes or o < 0:
+    of its next `depth` input tokens that is the input token of a pair with `need` votes or more (the input
+    stopping at pe and at SEP), the template going on at the first position from o (within `window`, followed
+    by text) holding the output token of such a pair for that input token."""
+    ok = [(t, x) for t, x, c in votes if c >= need]
+    if not votes or o < 0:
         return -1, -1
     n = len(text)
     m = -1
@@ -216,10 +225,11 @@ def ref_value_end(text, pe, vote, a, o, depth, votes, window=128):
         p = a + 1 + d
         if p >= min(pe, n) or text[p] == SEP:
             break
-        if text[p] == vote[0]:
+        if any(text[p] == t for t, _ in ok):
             m = d
             break
     if m < 0:
         return -1, -1
-    rs = [r for r in range(o, min(o + window, n - 1)) if text[r] == vote[1]]
+    t_in = text[a + 1 + m]
+    rs = [r for r in range(o, min(o + window, n - 1)) if (t_in, text[r]) in ok]
     return (m, rs[0]) if rs else (-1, -1)
