@@ -26,7 +26,7 @@ from .opening import awaiting_first, newest_opening, opening_token, recent_openi
 from .pointer import AGREE, backmatch, candidate, resume_after_swap, resume_at_break
 from .trie import alpha_at, insert, insert_spliced, select
 from .template import fires, resume
-from .value_end import POINTER_VOTES, value_end
+from .value_end import POINTER_VOTES, end_ahead, template_after, value_end
 
 BRK_W = 4.0  # weight of the input's continuation at a break (flat: 2 to 6 give the same tau)
 
@@ -148,6 +148,17 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff, power, alpha0, half_len,
             if not dup:
                 nn = insert(b, ce, cw, depth, t_tok, t_par, t_child, t_sib, t_w, nn)
                 ce = -1
+    # every input occurrence read forks at its predicted value end too, while the copy is in a value (the
+    # pointer's current run copies the input, the run before it is the output's template): the pointer's own
+    # place is often not among them, or not the value being written (templated / multi_turn tau, tree / chain:
+    # 6.270 / 5.901 -> 6.302 / 5.955, 8.040 / 7.660 -> 8.057 / 7.683; code_edit 10.466 / 9.936 -> 10.464 / 9.934)
+    pr0 = -1
+    t_end = -2
+    r_end = -1
+    if ends and copy_w > 0.0:
+        pr0 = b0[H_CP + 1] - 1
+        if not 0 <= b0[H_CP] - 1 < b0[H_PE] <= pr0:
+            pr0 = -1
     tier = 0
     for q in range(ns):
         if src[4 * q] != tier:  # sources come grouped by tier; a typed List lookup costs ~20 ns, so once each
@@ -164,7 +175,15 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff, power, alpha0, half_len,
                 nn = insert(b, x, w + cw, depth, t_tok, t_par, t_child, t_sib, t_w, nn)
                 ce = -1  # a shorter context's occurrences repeat the longer one's: count it once
             else:
-                nn = insert(b, x, w, depth, t_tok, t_par, t_child, t_sib, t_w, nn)
+                m, t = end_ahead(b, x, depth, POINTER_VOTES) if tier == 0 and pr0 >= 0 and x < b[H_PE] \
+                    else (-1, -1)
+                if m >= 0 and t != t_end:  # occurrences mostly end at the same token: one search for each
+                    t_end = t
+                    r_end = template_after(b, pr0, t, POINTER_VOTES)
+                if m >= 0 and r_end >= 0:
+                    nn = insert_spliced(b, x, m, r_end, w, depth, t_tok, t_par, t_child, t_sib, t_w, nn)
+                else:
+                    nn = insert(b, x, w, depth, t_tok, t_par, t_child, t_sib, t_w, nn)
     alpha = alpha_at(Lmax, alpha0, half_len)
     if an_w > 0.0:
         b = b0

@@ -85,19 +85,15 @@ def _ends_with(b, t, x, votes):
 
 
 @njit(cache=True, inline="always")
-def value_end(b, a, o, depth, votes):
-    """A value is copied from input end position a; the template was left at text position o when it began.
-    Returns (m, r): the value ends after its next m tokens (at the first input token of a pair with `votes`
-    votes) and the template goes on with the text from position r on (the first place from o that holds an
-    output token of a pair for that input token: how the same key's value ended in the earlier object);
-    (-1, -1) when no end is predicted within `depth` tokens or the template holds no end."""
-    if b[H_VE] == 0 or o < 0:
+def end_ahead(b, a, depth, votes):
+    """(m, t): the value copied from input end position a ends after its next m tokens, at input token t, the
+    first of those that is the input token of a pair with `votes` votes; (-1, -1) when none is within `depth`
+    tokens (the input stops at its end and at SEP)."""
+    if b[H_VE] == 0:
         return -1, -1
     ot = b[H_OFF_TX]
     n = b[H_N_TX]
     pe = b[H_PE]
-    m = -1
-    t_in = -1
     for d in range(depth):
         p = a + 1 + d
         if p >= pe or p >= n:
@@ -106,12 +102,33 @@ def value_end(b, a, o, depth, votes):
         if t == SEP:
             break
         if _is_end(b, t, votes):
-            m = d
-            t_in = t
-            break
+            return d, t
+    return -1, -1
+
+
+@njit(cache=True, inline="always")
+def template_after(b, o, t_in, votes):
+    """Where the template left at text position o goes on after a value ending at input token t_in: the first
+    place from o (within WINDOW) that holds an output token of a pair for t_in with `votes` votes (how the same
+    key's value ended in the earlier object); -1 when there is none."""
+    if o < 0:
+        return -1
+    ot = b[H_OFF_TX]
+    for r in range(o, min(o + WINDOW, b[H_N_TX] - 1)):
+        if _ends_with(b, t_in, b[ot + r], votes):
+            return r
+    return -1
+
+
+@njit(cache=True, inline="always")
+def value_end(b, a, o, depth, votes):
+    """A value is copied from input end position a; the template was left at text position o when it began.
+    Returns (m, r): the value ends after its next m tokens (end_ahead) and the template goes on with the text
+    from position r on (template_after); (-1, -1) when either is not found."""
+    if o < 0:
+        return -1, -1
+    m, t = end_ahead(b, a, depth, votes)
     if m < 0:
         return -1, -1
-    for r in range(o, min(o + WINDOW, n - 1)):
-        if _ends_with(b, t_in, b[ot + r], votes):
-            return m, r
-    return -1, -1
+    r = template_after(b, o, t, votes)
+    return (m, r) if r >= 0 else (-1, -1)
