@@ -364,12 +364,7 @@ class Drafter:
         t = token_ids
         toks = t if (type(t) is np.ndarray and t.dtype is _I32 and t.ndim == 1 and t.flags.c_contiguous) else \
             as_token_ids(t, "token_ids", self.vocab_size)
-        if max_draft is None:
-            budget = self.max_draft
-        elif type(max_draft) is int and 0 < max_draft <= MAX_DRAFT_LIMIT:
-            budget = max_draft
-        else:
-            budget = _check_budget(max_draft)  # raises, or converts a numpy integer
+        budget = self.max_draft if max_draft is None else _check_budget(max_draft)
         p = self._params.get(budget) or self._knobs(budget)
         at = self._slab_at
         if at + 3 * budget > self._slab_n:
