@@ -8,8 +8,9 @@ occurrences (and read what followed each one in the text) without ever scanning 
 from numba import njit
 
 from ._layout import (ED_W, E_NEXT, E_TO, E_TOK, H_CAP_ED, H_CAP_ST, H_CAP_TX, H_LAST, H_N_ED, H_N_ST, H_N_TX,
-                      H_OFF_ED, H_OFF_HS, H_OFF_ST, H_OFF_TX, HS_W, S_CLONE, S_EH, S_LEN, S_LINK, S_LTH, S_LTN,
-                      S_LTP, SEP, ST_W, add_edge, add_edge_at, alloc, ed_cap, edge_room, get_edge, grow, probe)
+                      H_OFF_ED, H_OFF_HS, H_OFF_ST, H_OFF_TX, HS_W, NO_TOK, S_CLONE, S_EH, S_LEN, S_LINK, S_LTH,
+                      S_LTN, S_LTP, S_T0, S_TO0, SEP, ST_W, add_edge, add_edge_at, alloc, ed_cap, edge_room, get_edge,
+                      grow, probe, trans)
 
 
 # recent_occurrences reads this many times the occurrences it returns. 4 -> 1 left tau within +-0.2% on every
@@ -51,6 +52,8 @@ def _new_state(b, length, clone):
     b[o + S_LTN] = -1
     b[o + S_LTP] = -1
     b[o + S_EH] = -1
+    b[o + S_T0] = NO_TOK
+    b[o + S_TO0] = -1
     return s
 
 
@@ -90,12 +93,24 @@ def extend(b, c):
     last = b[H_LAST]
     cur = _new_state(b, slen(b, last) + 1, 0)
     p = last
-    e = -1
+    e = -1  # p's transition on c, when it is an edge (-1: p's inline first transition)
+    q = -1
     while p != -1:
+        o = b[H_OFF_ST] + ST_W * p
+        t0 = b[o + S_T0]
+        if t0 == c:
+            q = b[o + S_TO0]
+            break
+        if t0 == NO_TOK:  # p's first transition: inline, no hash
+            b[o + S_T0] = c
+            b[o + S_TO0] = cur
+            p = b[o + S_LINK]
+            continue
         i = probe(b, p, c)  # one probe finds the transition or the slot for the new one
-        o = b[H_OFF_HS] + HS_W * i
-        if b[o] != -1:
-            e = b[o + 1]
+        oh = b[H_OFF_HS] + HS_W * i
+        if b[oh] != -1:
+            e = b[oh + 1]
+            q = edge_to(b, e)
             break
         if b[H_N_ED] >= b[H_CAP_ED]:
             b = edge_room(b)
@@ -105,14 +120,20 @@ def extend(b, c):
     if p == -1:
         _lt_insert(b, 0, cur)
     else:
-        q = edge_to(b, e)
         if slen(b, p) + 1 == slen(b, q):
             _lt_insert(b, q, cur)
         else:
             clone = _new_state(b, slen(b, p) + 1, 1)
             # p's own transition on c (found above) moves to the clone without a second probe
-            b[b[H_OFF_ED] + ED_W * e + E_TO] = clone
-            e = b[b[H_OFF_ST] + ST_W * q + S_EH]
+            if e == -1:
+                b[b[H_OFF_ST] + ST_W * p + S_TO0] = clone
+            else:
+                b[b[H_OFF_ED] + ED_W * e + E_TO] = clone
+            oq = b[H_OFF_ST] + ST_W * q
+            oc = b[H_OFF_ST] + ST_W * clone
+            b[oc + S_T0] = b[oq + S_T0]
+            b[oc + S_TO0] = b[oq + S_TO0]
+            e = b[oq + S_EH]
             while e != -1:
                 oe = b[H_OFF_ED] + ED_W * e
                 t = b[oe + E_TOK]
@@ -127,10 +148,16 @@ def extend(b, c):
             _lt_insert(b, clone, cur)
             p = slink(b, p)
             while p != -1:
-                e = get_edge(b, p, c)
-                if e == -1 or edge_to(b, e) != q:
-                    break
-                b[b[H_OFF_ED] + ED_W * e + E_TO] = clone
+                o = b[H_OFF_ST] + ST_W * p
+                if b[o + S_T0] == c:
+                    if b[o + S_TO0] != q:
+                        break
+                    b[o + S_TO0] = clone
+                else:
+                    e = get_edge(b, p, c)
+                    if e == -1 or edge_to(b, e) != q:
+                        break
+                    b[b[H_OFF_ED] + ED_W * e + E_TO] = clone
                 p = slink(b, p)
     b[H_LAST] = cur
     return b
@@ -153,9 +180,9 @@ def match_step(b, v, length, c):
     if c == SEP:
         return 0, 0
     while True:
-        e = get_edge(b, v, c)
-        if e != -1:
-            return edge_to(b, e), length + 1
+        to = trans(b, v, c)
+        if to != -1:
+            return to, length + 1
         if v == 0:
             return 0, 0
         v = slink(b, v)
@@ -240,10 +267,9 @@ def find_state(b, pattern):
     """State whose strings include `pattern`, or -1 when the pattern does not occur (root for empty)."""
     v = 0
     for i in range(pattern.shape[0]):
-        e = get_edge(b, v, pattern[i])
-        if e == -1:
+        v = trans(b, v, pattern[i])
+        if v == -1:
             return -1
-        v = edge_to(b, e)
     return v
 
 

@@ -16,14 +16,17 @@ from numba import njit
 
 from ._layout import (ED_W, E_NEXT, E_TO, E_TOK, H_CAP_ED, H_CAP_HS, H_CAP_ST, H_CAP_TX, H_MAGIC, H_N_ED,
                       H_N_HS, H_N_ST, H_N_TX, H_OFF_ED, H_OFF_HS, H_OFF_ST, H_OFF_TX, H_SIZE, HS_W, MAGIC,
-                      S_EH, S_LEN, S_LINK, S_LTH, S_LTN, SEP, ST_W, _buffer_size, shrink_to_fit)
+                      NO_TOK, S_EH, S_LEN, S_LINK, S_LTH, S_LTN, S_T0, S_TO0, SEP, ST_W, _buffer_size,
+                      shrink_to_fit)
 from .arena import Arena
 from .automaton import new_automaton, text_of
 from .validate import as_token_ids
 from .propose import add_document
 
 FILE_MAGIC = b"LKHDIDX\0"
-FORMAT_VERSION = 3  # 2: automaton headers of 80 ints (cursor keys, template.py); 3: 96 (value-end pairs)
+# 2: automaton headers of 80 ints (cursor keys, template.py); 3: 96 (value-end pairs); 4: states of 9 ints (the
+# first transition inline)
+FORMAT_VERSION = 4
 _HEADER = struct.Struct("<8sIIqqqqI32s64s")
 HEADER_BYTES = 256
 
@@ -151,6 +154,12 @@ def _validate(b, vocab):
             c = b[os_ + ST_W * c + S_LTN]
     seen[:] = 0
     for s in range(nst):  # edge lists: each edge in exactly one list, targets in range
+        t0, to0 = b[os_ + ST_W * s + S_T0], b[os_ + ST_W * s + S_TO0]
+        if t0 == NO_TOK:  # no first transition, so no others
+            if to0 != -1 or b[os_ + ST_W * s + S_EH] != -1:
+                return 10
+        elif t0 < SEP or to0 < 0 or to0 >= nst:
+            return 10
         e = b[os_ + ST_W * s + S_EH]
         while e != -1:
             if e < 0 or e >= ned or seen[e]:

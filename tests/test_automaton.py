@@ -106,3 +106,25 @@ def test_growth_from_tiny_capacity_keeps_everything():
     for L in (1, 3, 8):
         pat = tokens[100:100 + L]
         assert _all_ends(a, find_state(a, pat)) == _all_ends(b, find_state(b, pat))
+
+
+def test_transitions_beyond_the_inline_one_grow_the_edge_array():
+    # random ids from a large vocabulary need ~1 edge a token besides the states' inline first transitions, more
+    # than the room an automaton starts with: the edge array and its hash grow mid-text, and every transition,
+    # inline or hashed, is still found
+    rng = np.random.default_rng(1)
+    tokens = rng.integers(0, 50000, 4000).astype(np.int32)
+    tokens[2000:2600] = tokens[100:700]  # and a long repeat, so matches run through both kinds
+    b = _build(tokens, cap=4000)
+    from lookahead.index._layout import H_CAP_TX, H_N_ED, ed_cap
+    assert b[H_N_ED] > ed_cap(4000)
+    ref = RefIndex(tokens.tolist())
+    for i in range(0, 3990, 37):
+        for L in (1, 2, 5):
+            pat = tokens[i:i + L]
+            assert _all_ends(b, find_state(b, pat)) == ref.ends(pat.tolist())
+    v, L = 0, 0
+    for i in range(2000, 2600):  # a cursor over the repeat follows it to full length
+        v, L = match_step(b, v, L, int(tokens[i]))
+    assert L >= 600
+    assert b[H_CAP_TX] >= 4000

@@ -107,6 +107,17 @@ def test_structurally_bad_buffer_is_refused_even_with_valid_checksum(tmp_path):
         load_corpus(p)
 
 
+def test_bad_inline_transition_is_refused(tmp_path):
+    # a state's first transition lives in the state itself: a target past the states is a structure error
+    from lookahead.index._layout import H_OFF_ST, H_N_ST, S_TO0, ST_W
+    ix = build_corpus([list(range(10))], vocab_size=40)
+    b = ix.buffer
+    b[b[H_OFF_ST] + ST_W * 3 + S_TO0] = b[H_N_ST] + 5
+    p = ix.save(tmp_path / "bad.lkidx")
+    with pytest.raises(IndexFileError, match="structure check 10"):
+        load_corpus(p)
+
+
 def test_version_mismatch(tmp_path):
     p = _saved(tmp_path)
     with open(p, "r+b") as f:

@@ -101,7 +101,7 @@ ALL_DRAFTERS = ("lookahead-chain", "lookahead-tree", "ngram", "suffix", "suffix-
 
 def context_sweep(text, lengths, names, budget, steps=200, passes=3, short_passes=12):
     """µs per request-step (append one token + propose) at each context length, and µs per prompt token to
-    start a request, for each drafter; `text` is real token ids, repeated as needed. Both are the best of
+    start a request, for each drafter; `text` is real token ids (repeated if too short). Both are the best of
     `passes` runs (`short_passes` up to 8k tokens, where one run is a fraction of a millisecond and a single
     pause of a machine shared with other work would decide it), each on a fresh drafter (so none learns from
     another)."""

@@ -22,6 +22,7 @@ def main(args):
     for wl in [w for w in args.workloads.split(",") if w]:
         recs = load_workload(wl, tok, args.limit)
         if text_for_sweep is None:
+            sweep_from = wl
             text_for_sweep = np.concatenate([np.concatenate([r["prompt_ids"], r["output_ids"]]) for r in recs])
         warm, _ = make_adapters(names, args.budget)
         for a in warm:  # compile numba / load caches outside the timed replay
@@ -48,6 +49,7 @@ def main(args):
     sweep = []
     lengths = [int(x) for x in args.sweep.split(",") if x]
     if lengths and text_for_sweep is not None:
+        text_for_sweep = _long_text(text_for_sweep, sweep_from, max(lengths) + 1024, tok)
         sweep_names = [n for n in names if not n.startswith("oracle")]
         sweep = context_sweep(text_for_sweep, lengths, sweep_names, args.budget)
         print()
@@ -67,6 +69,24 @@ def main(args):
     print(json_line({"bench": "replay", "budget": args.budget, "results": rows, "ratios": ratios,
                      "context_sweep": sweep, "batch": batch}))
     return 0
+
+
+def _long_text(text, name, need, tok):
+    """`text` (workload `name`'s), then the other public workloads' records until `need` tokens: real text that does not repeat,
+    as a long context does not (a text repeated to length is indexed much faster: its repeats add few states,
+    and the automaton stays small enough for the cache)."""
+    from .workloads import WORKLOADS, load_workload
+
+    parts, n = [text], len(text)
+    for wl in WORKLOADS:
+        if n >= need:
+            break
+        if wl == name:
+            continue
+        for r in load_workload(wl, tok):
+            parts += [r["prompt_ids"], r["output_ids"]]
+            n += len(r["prompt_ids"]) + len(r["output_ids"])
+    return np.concatenate(parts).astype(np.int32)
 
 
 def _step_cost(text):
