@@ -5,13 +5,13 @@ a batch of them is a single numba typed List and one native call can touch them 
 
     [header H_SIZE][states ST_W * cap_st][edges ED_W * cap_ed][hash HS_W * cap_hs][text cap_tx]
 
-States carry the suffix link, the link-tree (first child / next / prev sibling, so occurrences can be
-enumerated without a stack), their first transition inline (token, target) and the head of the list of their
-other transitions. Most states of a text's automaton have one transition, so a transition is mostly read
-from the state itself, which a match or an extension reads anyway: for texts larger than the cache, the hash
-and edge reads this saves were most of the cost of indexing. The other transitions are edges (token, target,
-next edge), and the hash maps (state, token) -> edge with linear probing; an empty slot has state -1. Nothing is ever deleted: an
-automaton only grows, and is dropped whole (a finished request, an evicted memory segment).
+States carry the suffix link, the link-tree (first child / next / prev sibling, so occurrences can be enumerated
+without a stack), their first transition inline (token, target) and the head of the list of their other transitions.
+Most states of a text's automaton have one transition, so a transition is mostly read from the state itself, which a
+match or an extension reads anyway: for texts larger than the cache, the hash and edge reads this saves were most of
+the cost of indexing. The other transitions are edges (token, target, next edge), and the hash maps (state, token)
+-> edge with linear probing; an empty slot has state -1. Nothing is ever deleted: an automaton only grows, and is
+dropped whole (a finished request, an evicted memory segment).
 """
 import numpy as np
 from numba import njit

@@ -58,6 +58,25 @@ def test_cost_sweep_and_batch_cost_report_every_length():
     assert len(short) == 2 and all(r["us_per_request_step"] > 0 for r in short)
 
 
+def test_machine_scale_and_long_sweep_text():
+    from lookahead.bench.replay_cli import NGRAM_1K_US, _long_text, machine_scale
+    rows = [{"drafter": "lookahead chain", "context": 1024, "us_per_step": 3.0},
+            {"drafter": "vllm ngram", "context": 8192, "us_per_step": 20.0},
+            {"drafter": "vllm ngram", "context": 1024, "us_per_step": 5.0}]
+    assert machine_scale(rows) == pytest.approx(NGRAM_1K_US / 5.0)
+    assert machine_scale(rows[:2]) is None  # no ngram at 1k: nothing to scale by
+    # the sweep's long text: the first workload's records, then the other public workloads' (never the first's
+    # again: a repeat is indexed much faster than new text)
+    from lookahead.bench.workloads import WORKLOADS
+    from lookahead.models import load_tokenizer
+    tok = load_tokenizer()
+    first = np.arange(10, dtype=np.int32)
+    text = _long_text(first, WORKLOADS[0], 5000, tok)
+    nxt = load_workload(WORKLOADS[1], tok)[0]["prompt_ids"]
+    assert len(text) >= 5000 and text[:10].tolist() == list(range(10))
+    assert text[10:10 + len(nxt)].tolist() == nxt.tolist()
+
+
 def test_vllm_bench_settings_variants_reach_the_proposer():
     from lookahead.bench.vllm_bench import _settings_env, _variant_settings
     from lookahead.vllm import ENV, load_settings

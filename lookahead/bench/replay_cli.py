@@ -55,6 +55,11 @@ def main(args):
         print()
         print(table(sweep, ["drafter", "context", "us_per_step", "us_per_prompt_token"],
                     "drafter cost against context length (append one token + propose, one request)"))
+        scale = machine_scale(sweep)
+        if scale:
+            print(f"yardstick: vLLM ngram's step at a 1k context costs {NGRAM_1K_US / scale:.2f} us here and "
+                  f"{NGRAM_1K_US} us where the anchors of ../shared/bench/README.md were measured: times "
+                  f"{scale:.2f}, this machine's costs compare with those")
     batch = []
     if text_for_sweep is not None:
         batch = batch_cost([{"prompt_ids": text_for_sweep, "output_ids": text_for_sweep[:0]}], budget=args.budget)
@@ -67,14 +72,28 @@ def main(args):
         _plot(rows, sweep, args.plot)
         print(f"plot: {args.plot}")
     print(json_line({"bench": "replay", "budget": args.budget, "results": rows, "ratios": ratios,
-                     "context_sweep": sweep, "batch": batch}))
+                     "context_sweep": sweep, "batch": batch, "machine_scale": machine_scale(sweep)}))
     return 0
 
 
+# vLLM ngram's µs per step at a 1k context where the public anchors were measured (../shared/bench/README.md)
+NGRAM_1K_US = 2.5
+
+
+def machine_scale(sweep):
+    """NGRAM_1K_US over this run's ngram step at 1k: the factor that puts this machine's µs on the anchors'
+    machine (a machine's speed differs 2-3x between days and hosts; absolute µs goals need it). None when the
+    sweep has no ngram at 1k."""
+    for r in sweep:
+        if r["drafter"] == "vllm ngram" and r["context"] == 1024 and r["us_per_step"] > 0:
+            return NGRAM_1K_US / r["us_per_step"]
+    return None
+
+
 def _long_text(text, name, need, tok):
-    """`text` (workload `name`'s), then the other public workloads' records until `need` tokens: real text that does not repeat,
-    as a long context does not (a text repeated to length is indexed much faster: its repeats add few states,
-    and the automaton stays small enough for the cache)."""
+    """`text` (workload `name`'s), then the other public workloads' records until `need` tokens: real text that does
+    not repeat, as a long context does not (a text repeated to length is indexed much faster: its repeats add few
+    states, and the automaton stays small enough for the cache)."""
     from .workloads import WORKLOADS, load_workload
 
     parts, n = [text], len(text)
