@@ -46,7 +46,7 @@ def main(args):
         print()
         print(table(ratios, ["workload", "lookahead", "vs_arctic", "vs_best_anchor", "vs_oracle", "vs_oracle_all"],
                     "best lookahead against anchors (tau ratio, same run)"))
-    sweep = []
+    sweep, scale = [], None
     lengths = [int(x) for x in args.sweep.split(",") if x]
     if lengths and text_for_sweep is not None:
         text_for_sweep = _long_text(text_for_sweep, sweep_from, max(lengths) + 1024, tok)
@@ -72,7 +72,7 @@ def main(args):
         _plot(rows, sweep, args.plot)
         print(f"plot: {args.plot}")
     print(json_line({"bench": "replay", "budget": args.budget, "results": rows, "ratios": ratios,
-                     "context_sweep": sweep, "batch": batch, "machine_scale": machine_scale(sweep)}))
+                     "context_sweep": sweep, "batch": batch, "machine_scale": scale}))
     return 0
 
 
@@ -82,7 +82,7 @@ NGRAM_1K_US = 2.5
 
 def machine_scale(sweep):
     """NGRAM_1K_US over this run's ngram step at 1k: the factor that puts this machine's µs on the anchors'
-    machine (a machine's speed differs 2-3x between days and hosts; absolute µs goals need it). None when the
+    machine (a machine's speed differs 2-4x between days and hosts; absolute µs goals need it). None when the
     sweep has no ngram at 1k."""
     for r in sweep:
         if r["drafter"] == "vllm ngram" and r["context"] == 1024 and r["us_per_step"] > 0:
