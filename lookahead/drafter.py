@@ -23,9 +23,15 @@ MAX_OCCURRENCES = 256  # DrafterConfig.occurrences: the work arrays grow with it
 EXT_TIERS = K_EXT  # memory segments (<= 4) + corpus: a fixed tuple size keeps one compiled variant
 _DUMMY = np.zeros(H_SIZE, np.int32)
 _I32 = np.dtype(np.int32)
+_STRIDE = (4,)  # a 1-D contiguous int32 array's strides: one comparison checks both
 # single-request drafts are carved out of one allocation (numpy's np.empty costs ~0.3 us); 64 KiB, so that a
 # kept Draft holds little memory alive (a budget of 16 carves 341 drafts from one)
 _SLAB_INTS = 16384
+# a chain's parents are always -1, 0, 1, ...: single-request chain drafts share read-only views of one array
+# instead of slicing their own (a numpy slice costs ~0.3 us, a list index ~0.05)
+_CHAIN = np.arange(-1, MAX_DRAFT_LIMIT - 1, dtype=np.int32)
+_CHAIN.setflags(write=False)
+_CHAINS = [_CHAIN[:n] for n in range(MAX_DRAFT_LIMIT + 1)]
 
 
 class Draft:
@@ -37,7 +43,9 @@ class Draft:
     The drafter's own drafts view a batch's (or a slab's) storage and make each field's view when it is
     first read: a serving loop makes one Draft per request and step and often reads only the tokens, and
     three numpy views cost three times what the object does (propose_many over 256 requests: 0.9 -> 0.25 us
-    per request in Python).
+    per request in Python). A single request's draft (propose, step) makes its tokens' and parents' views
+    at once instead (nearly every caller reads both, and a view made in a property costs twice the slice); a
+    chain's parents are then one shared read-only array's.
     """
     __slots__ = ("_src", "_o", "_e", "_t", "_p", "_q")  # _t, _p, _q: the fields, None where not read yet
 
@@ -152,6 +160,9 @@ def _check_budget(n, what="max_draft"):
         raise ValueError(f"{what} must be in 1..{MAX_DRAFT_LIMIT}, got {n}; verification cost grows with the "
                          "draft, 4-64 is the useful range (use no drafter to switch speculation off)")
     return int(n)
+
+
+_new_draft = object.__new__  # a Draft without __init__ (Drafter._draft sets every slot itself)
 
 
 def _view(src, o, e, _new=object.__new__, _cls=Draft):
@@ -362,7 +373,7 @@ class Drafter:
         except (KeyError, TypeError):
             slot = self._slot(h)  # raises, naming the handle
         t = token_ids
-        toks = t if (type(t) is np.ndarray and t.dtype is _I32 and t.ndim == 1 and t.flags.c_contiguous) else \
+        toks = t if (type(t) is np.ndarray and t.dtype is _I32 and t.strides == _STRIDE) else \
             as_token_ids(t, "token_ids", self.vocab_size)
         budget = self.max_draft if max_draft is None else _check_budget(max_draft)
         p = self._params.get(budget) or self._knobs(budget)
@@ -377,7 +388,16 @@ class Drafter:
             self._name_bad_id(toks)
         if grown is not None:
             self.arena.set(slot, grown)
-        return self._draft(at, n, budget)
+        # self._draft(at, n, budget), written out
+        src = self._src.get(budget) or self._source(budget)
+        d = _new_draft(Draft)
+        d._src = src
+        d._o = at
+        d._e = at + n
+        d._t = self._slab[at:at + n]
+        d._p = self._slab[at + budget:at + budget + n] if self.tree else _CHAINS[n]
+        d._q = None
+        return d
 
     def _carve(self, budget):
         """The offset of the next unused int32 [3 * budget] piece of the slab (a single-request draft's own
@@ -394,13 +414,25 @@ class Drafter:
         self._slab_at = at + 3 * budget
         return at
 
+    def _source(self, budget):
+        """The Draft source tuple of the current slab's pieces for a budget (see _view)."""
+        src = self._src[budget] = (self._slab, self._slab, self._slab_f, 0, budget, 2 * budget)
+        return src
+
     def _draft(self, at, n, budget):
         """The Draft a native call wrote into the piece at `at`: n tokens, then parents, then the probabilities'
-        float32 bits, each part `budget` long."""
-        src = self._src.get(budget)
-        if src is None:
-            src = self._src[budget] = (self._slab, self._slab, self._slab_f, 0, budget, 2 * budget)
-        return _view(src, at, at + n)
+        float32 bits, each part `budget` long. The tokens' view is made here (nearly every caller reads them, and
+        a property that makes it costs twice the slice), and so are a tree's parents (a chain's are shared:
+        _CHAINS); the probabilities' view is made where they are read."""
+        src = self._src.get(budget) or self._source(budget)
+        d = _new_draft(Draft)
+        d._src = src
+        d._o = at
+        d._e = at + n
+        d._t = self._slab[at:at + n]
+        d._p = self._slab[at + budget:at + budget + n] if self.tree else _CHAINS[n]
+        d._q = None
+        return d
 
     def propose_many(self, handles, max_draft=None):
         """Drafts for several requests in one native call; returns a list of Draft."""

@@ -228,6 +228,23 @@ def test_chain_copies_the_longest_match():
     assert len(dr) == 16
 
 
+def test_chain_parents_are_shared_read_only_and_match_the_native_ones():
+    # single-request chain drafts take their parents from one shared array (no slice per draft): they must be
+    # what the native call writes (propose_arrays) and must not be writable, or one caller could change all drafts
+    prompt = [1, 2, 3, 4, 5, 6, 7, 8, 9, 1, 2, 3, 4, 9, 1, 2]
+    d = Drafter(max_draft=8, learn=False)
+    h = d.begin(prompt)
+    for call in (lambda: d.propose(h), lambda: d.step(h, [3]), lambda: d.propose(h, max_draft=3),
+                 lambda: d.step(h, [])):
+        dr = call()
+        toks, pars, probs, n = d.propose_arrays([h], max_draft=len(dr.tokens) or 1)
+        assert len(dr) > 0 and dr.parents.tolist() == pars[0, :n[0]].tolist() == list(range(-1, len(dr) - 1))
+        assert dr.tokens.tolist() == toks[0, :n[0]].tolist()
+        with pytest.raises(ValueError):
+            dr.parents[0] = 5
+    assert d.propose(h).parents.tolist() == list(range(-1, 7))
+
+
 def test_tree_covers_two_continuations():
     prompt = [5, 1, 2, 3, 7, 7, 7, 1, 2, 3, 8, 8, 8, 1, 2, 3]
     d = Drafter(max_draft=6, tree=True, learn=False)
