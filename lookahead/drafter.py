@@ -388,16 +388,7 @@ class Drafter:
             self._name_bad_id(toks)
         if grown is not None:
             self.arena.set(slot, grown)
-        # self._draft(at, n, budget), written out
-        src = self._src.get(budget) or self._source(budget)
-        d = _new_draft(Draft)
-        d._src = src
-        d._o = at
-        d._e = at + n
-        d._t = self._slab[at:at + n]
-        d._p = self._slab[at + budget:at + budget + n] if self.tree else _CHAINS[n]
-        d._q = None
-        return d
+        return self._draft(at, n, budget)
 
     def _carve(self, budget):
         """The offset of the next unused int32 [3 * budget] piece of the slab (a single-request draft's own
