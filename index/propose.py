@@ -35,7 +35,7 @@ BRK_W = 4.0  # weight of the input's continuation at a break (flat: 2 to 6 give 
 SWAP_W = (4.0, 2.0, 2.0)
 
 MAX_TIERS = 1 + N_CUR
-N_PARAMS = 16  # length of propose_one's params
+N_PARAMS = 18  # length of propose_one's params
 MAX_BACKOFF = 4
 
 
@@ -54,7 +54,7 @@ def _pow(x, power):
 
 
 @njit(cache=True, inline="always")
-def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff, power, alpha0, half_len, self_w, norm, copy_w, an_w,
+def _build_trie(B, tb, tv, tl, nt, depth, occ, levels_, power, alpha0, half_len, self_w, norm, copy_w, an_w,
                 ends, swap_slot, t_tok, t_par, t_child, t_sib, t_w, occbuf, src, spare, own, keys, nk, tmpl_w):
     """Merges continuations of every tier's matched suffix into a weighted trie rooted at node 0.
 
@@ -62,7 +62,10 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff, power, alpha0, half_len,
     so a tree also covers what follows the shorter context) each contribute up to `occ` occurrences; as in
     PPM, a context seen `occ` times or more needs no shorter one (its newest occurrences are mostly the same
     places again; stopping there costs no tokens per step on the workloads and saves up to a third of a
-    proposal). A tier whose longest match only ends at the end of its own text backs off first. An
+    proposal). A shorter context is read only while it is at least `bratio` of the longest match's length (it
+    weighs (L / Lmax)^power: 1% at a tenth; reading it cost a fifth of a proposal for the same tau), and only
+    `bdepth` tokens after each of its occurrences (deeper, its weight never decides a draft; levels_ is
+    (backoff, bratio, bdepth)). A tier whose longest match only ends at the end of its own text backs off first. An
     occurrence weighs (L / Lmax)^power. With copy_w > 0 (tier 0 is the request's own text), the place its
     copy pointer points at weighs copy_w (l / c)^power more, for an agreement of length l <= c =
     min(Lmax, AGREE) there (first, when it is not among the occurrences read), and the place after the
@@ -75,6 +78,7 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff, power, alpha0, half_len,
     the other automata whose match broke off at a key a few tokens ago: what followed the value's end there
     weighs tmpl_w, split over the occurrences read (template.py). Returns (nodes, alpha).
     """
+    backoff, bratio, bdepth = levels_
     t_tok[0] = -1
     t_par[0] = -1
     t_child[0] = -1
@@ -95,6 +99,8 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff, power, alpha0, half_len,
         L = tl[i]
         levels = 0
         while L > 0 and levels <= backoff:
+            if levels > 0 and L < bratio * Lmax:
+                break  # a context this much shorter weighs (L / Lmax)^power: next to nothing, for a costly read
             k = recent_occurrences(b, v, occbuf[ns * occ:(ns + 1) * occ], occ, spare)
             if k > 0:
                 src[4 * ns] = i
@@ -165,6 +171,7 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff, power, alpha0, half_len,
             tier = src[4 * q]
             b = borrow(B[tb[tier]])
         w = _pow(src[4 * q + 2] / Lmax, power)
+        dq = depth if q == 0 or src[4 * q - 4] != tier else min(depth, bdepth)
         if tier == 0:
             w *= self_w  # tier 0 is the request's own text when it matched
         if norm:
@@ -183,7 +190,7 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff, power, alpha0, half_len,
                 if m >= 0 and r_end >= 0:
                     nn = insert_spliced(b, x, m, r_end, w, depth, t_tok, t_par, t_child, t_sib, t_w, nn)
                 else:
-                    nn = insert(b, x, w, depth, t_tok, t_par, t_child, t_sib, t_w, nn)
+                    nn = insert(b, x, w, dq, t_tok, t_par, t_child, t_sib, t_w, nn)
     alpha = alpha_at(Lmax, alpha0, half_len)
     if an_w > 0.0:
         b = b0
@@ -202,7 +209,7 @@ def propose_one(B, slot, ext, params, out_tok, out_par, out_prob, scratch_i, scr
     """Draft for request `slot` into out_* (each >= budget long); returns the number of nodes.
 
     params: float64 [budget, tree, occurrences, min_prob, alpha, half_len, window, backoff, power, self_weight,
-    normalize, copy_weight, analogy_weight, value_ends, response_start, template_weight]."""
+    normalize, copy_weight, analogy_weight, value_ends, response_start, template_weight, backoff_ratio, backoff_depth]."""
     B = borrow(B)
     ext = borrow(ext)
     params = borrow(params)
@@ -227,6 +234,7 @@ def propose_one(B, slot, ext, params, out_tok, out_par, out_prob, scratch_i, scr
     src = tiers[3 * MAX_TIERS:]
     spine_tok = borrow(scratch_i[9])
     backoff = min(backoff, MAX_BACKOFF)
+    levels = (backoff, params[16], int(params[17]))  # backoff, backoff_ratio, backoff_depth
     nt = 0
     b = borrow(B[slot])
     v, L = self_cursor(b)
@@ -276,11 +284,14 @@ def propose_one(B, slot, ext, params, out_tok, out_par, out_prob, scratch_i, scr
         # a response's first token follows earlier responses rather than the prompt's own continuation, so the
         # request's text gets no extra weight there (its copy comes in through opening.start_splice)
         mine = own and not (opening >= 0 and first)
-        nn, alpha = _build_trie(B, tb, tv, tl, nt, left, occ, backoff, power, alpha0, half_len,
-                                self_w if mine else 1.0, norm, copy_w if mine and first else 0.0,
-                                an_w if mine and first else 0.0, ends, slot if first and copy_w > 0.0 else -1,
-                                t_tok, t_par, t_child, t_sib, t_w, occbuf, src, cand, b, keys,
-                                keys[0] if first else 0, tmpl_w)
+        sw = self_w if mine else 1.0
+        cw = copy_w if mine and first else 0.0
+        aw = an_w if mine and first else 0.0
+        swap = slot if first and copy_w > 0.0 else -1
+        nk = keys[0] if first else 0
+        nn, alpha = _build_trie(B, tb, tv, tl, nt, left, occ, levels, power, alpha0, half_len, sw, norm, cw, aw,
+                                ends, swap, t_tok, t_par, t_child, t_sib, t_w, occbuf, src, cand, b, keys, nk,
+                                tmpl_w)
         if recall and first:
             nn = recent_openings(borrow(B[ext[0, 0]]), left, t_tok, t_par, t_child, t_sib, t_w, nn)
         if nn == 1:

@@ -124,6 +124,10 @@ class DrafterConfig:
     window: int = 256           # tokens re-matched when a cursor into a new memory segment is created
     backoff: int = 1            # shorter contexts (suffix-link ancestors) also drafted from, per tier (0..4),
                                 # while the longer one occurs fewer than `occurrences` times
+    backoff_ratio: float = 0.1  # ... and is at least this fraction of the longest match's length (0 = any):
+                                # a tenth as long weighs 1% (power 2), reading it cost a fifth of a proposal
+    backoff_depth: int = 8      # tokens read after each occurrence of a shorter context (a longest match's: all
+                                # the budget); deeper, its low weight never decides a draft (tau 4th digit)
     power: float = 2.0          # an occurrence of a match of length L weighs (L / longest match)^power
     self_weight: float = 4.0    # extra weight of the request's own text (prompt, reference, output) over memory
     normalize: bool = True      # split each matched context's weight over its occurrences (a mixture of
@@ -189,6 +193,12 @@ class Drafter:
             raise ValueError(f"DrafterConfig.occurrences must be in 1..{MAX_OCCURRENCES}, got {c.occurrences}")
         if not 0.0 <= c.min_prob < 1.0:
             raise ValueError(f"DrafterConfig.min_prob must be in [0, 1), got {c.min_prob}")
+        if not 0.0 <= c.backoff_ratio <= 1.0:
+            raise ValueError(f"DrafterConfig.backoff_ratio must be in [0, 1] (0 = read any shorter context), got "
+                             f"{c.backoff_ratio}")
+        if type(c.backoff_depth) is not int or not 1 <= c.backoff_depth <= MAX_DRAFT_LIMIT:
+            raise ValueError(f"DrafterConfig.backoff_depth must be an int in 1..{MAX_DRAFT_LIMIT}, got "
+                             f"{c.backoff_depth!r}")
         for name in ("copy_weight", "analogy_weight", "template_weight"):
             if not 0.0 <= getattr(c, name) < float("inf"):
                 raise ValueError(f"DrafterConfig.{name} must be finite and >= 0 (0 = off), got {getattr(c, name)}")
@@ -280,7 +290,7 @@ class Drafter:
                 self._retable()
             p = np.array([budget, self.tree, c.occurrences, c.min_prob, c.alpha, c.half_len, c.window,
                           c.backoff, c.power, c.self_weight, c.normalize, c.copy_weight, c.analogy_weight,
-                          c.value_ends, c.response_start, c.template_weight],
+                          c.value_ends, c.response_start, c.template_weight, c.backoff_ratio, c.backoff_depth],
                          np.float64)
             p = self._params[budget] = (p, address_of(p))
         return p

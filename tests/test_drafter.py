@@ -512,7 +512,12 @@ def test_copy_returns_to_the_template_after_a_copied_value():
                                       ({"template_weight": float("inf")}, "template_weight"),
                                       ({"substitute": "yes"}, "substitute"),
                                       ({"value_ends": 1}, "value_ends"), ({"response_start": 0}, "response_start"),
-                                      ({"normalize": None}, "normalize")])
+                                      ({"normalize": None}, "normalize"),
+                                      ({"backoff_ratio": -0.1}, "backoff_ratio"),
+                                      ({"backoff_ratio": 1.5}, "backoff_ratio"),
+                                      ({"backoff_ratio": float("nan")}, "backoff_ratio"),
+                                      ({"backoff_depth": 0}, "backoff_depth"),
+                                      ({"backoff_depth": 2.5}, "backoff_depth")])
 def test_bad_config(kw, name):
     with pytest.raises(ValueError, match=f"DrafterConfig.{name}"):
         Drafter(config=DrafterConfig(**kw))
@@ -539,3 +544,21 @@ def test_draft_best_path():
     d = lookahead.Draft(np.array([7, 8, 9, 4], np.int32), np.array([-1, -1, 1, 2], np.int32),
                         np.array([0.6, 0.4, 0.3, 0.2], np.float32))
     assert d.best_path().tolist() == [8, 9, 4]
+
+
+@pytest.mark.parametrize("tree", [False, True])
+def test_backoff_ratio_skips_much_shorter_contexts(tree):
+    # the long context 1..11 occurs once before (then 20); its suffix-link parent, the context 11 alone, occurs
+    # four times (then 20, 50, 50, 50): a context a tenth as long is read at ratio 0 but not at 0.5
+    long = [1, 2, 3, 4, 6, 7, 8, 9, 10, 11]
+    prompt = [5] + long + [20, 11, 50, 21, 11, 50, 22, 11, 50, 23] + long
+
+    def draft(**kw):
+        d = Drafter(max_draft=8, tree=tree, learn=False, config=DrafterConfig(copy_weight=0.0, **kw))
+        x = d.propose(d.begin(prompt))
+        return x.tokens.tolist(), x.parents.tolist(), x.probs.tolist()
+
+    no_backoff = draft(backoff=0)
+    assert draft(backoff_ratio=0.5) == no_backoff
+    assert draft(backoff_ratio=0.0) != no_backoff  # the shorter context's occurrences weigh in
+    assert draft(backoff_ratio=0.0)[0][0] == no_backoff[0][0] == 20
