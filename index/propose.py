@@ -209,7 +209,8 @@ def propose_one(B, slot, ext, params, out_tok, out_par, out_prob, scratch_i, scr
     """Draft for request `slot` into out_* (each >= budget long); returns the number of nodes.
 
     params: float64 [budget, tree, occurrences, min_prob, alpha, half_len, window, backoff, power, self_weight,
-    normalize, copy_weight, analogy_weight, value_ends, response_start, template_weight, backoff_ratio, backoff_depth]."""
+    normalize, copy_weight, analogy_weight, value_ends, response_start, template_weight, backoff_ratio,
+    backoff_depth]."""
     B = borrow(B)
     ext = borrow(ext)
     params = borrow(params)
