@@ -54,7 +54,7 @@ def _pow(x, power):
 
 
 @njit(cache=True, inline="always")
-def _build_trie(B, tb, tv, tl, nt, depth, occ, levels_, power, alpha0, half_len, self_w, norm, copy_w, an_w,
+def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff_knobs, power, alpha0, half_len, self_w, norm, copy_w, an_w,
                 ends, swap_slot, t_tok, t_par, t_child, t_sib, t_w, occbuf, src, spare, own, keys, nk, tmpl_w):
     """Merges continuations of every tier's matched suffix into a weighted trie rooted at node 0.
 
@@ -64,8 +64,8 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, levels_, power, alpha0, half_len,
     places again; stopping there costs no tokens per step on the workloads and saves up to a third of a
     proposal). A shorter context is read only while it is at least `bratio` of the longest match's length (it
     weighs (L / Lmax)^power: 1% at a tenth; reading it cost a fifth of a proposal for the same tau), and only
-    `bdepth` tokens after each of its occurrences (deeper, its weight never decides a draft; levels_ is
-    (backoff, bratio, bdepth)). A tier whose longest match only ends at the end of its own text backs off first. An
+    `bdepth` tokens after each of its occurrences (deeper, its weight never decides a draft; backoff_knobs
+    is (backoff, bratio, bdepth)). A tier whose longest match only ends at the end of its own text backs off first. An
     occurrence weighs (L / Lmax)^power. With copy_w > 0 (tier 0 is the request's own text), the place its
     copy pointer points at weighs copy_w (l / c)^power more, for an agreement of length l <= c =
     min(Lmax, AGREE) there (first, when it is not among the occurrences read), and the place after the
@@ -78,7 +78,7 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, levels_, power, alpha0, half_len,
     the other automata whose match broke off at a key a few tokens ago: what followed the value's end there
     weighs tmpl_w, split over the occurrences read (template.py). Returns (nodes, alpha).
     """
-    backoff, bratio, bdepth = levels_
+    backoff, bratio, bdepth = backoff_knobs
     t_tok[0] = -1
     t_par[0] = -1
     t_child[0] = -1
@@ -235,7 +235,7 @@ def propose_one(B, slot, ext, params, out_tok, out_par, out_prob, scratch_i, scr
     src = tiers[3 * MAX_TIERS:]
     spine_tok = borrow(scratch_i[9])
     backoff = min(backoff, MAX_BACKOFF)
-    levels = (backoff, params[16], int(params[17]))  # backoff, backoff_ratio, backoff_depth
+    backoff_knobs = (backoff, params[16], int(params[17]))  # backoff, backoff_ratio, backoff_depth
     nt = 0
     b = borrow(B[slot])
     v, L = self_cursor(b)
@@ -290,7 +290,7 @@ def propose_one(B, slot, ext, params, out_tok, out_par, out_prob, scratch_i, scr
         aw = an_w if mine and first else 0.0
         swap = slot if first and copy_w > 0.0 else -1
         nk = keys[0] if first else 0
-        nn, alpha = _build_trie(B, tb, tv, tl, nt, left, occ, levels, power, alpha0, half_len, sw, norm, cw, aw,
+        nn, alpha = _build_trie(B, tb, tv, tl, nt, left, occ, backoff_knobs, power, alpha0, half_len, sw, norm, cw, aw,
                                 ends, swap, t_tok, t_par, t_child, t_sib, t_w, occbuf, src, cand, b, keys, nk,
                                 tmpl_w)
         if recall and first:

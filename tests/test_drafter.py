@@ -548,8 +548,8 @@ def test_draft_best_path():
 
 @pytest.mark.parametrize("tree", [False, True])
 def test_backoff_ratio_skips_much_shorter_contexts(tree):
-    # the long context 1..11 occurs once before (then 20); its suffix-link parent, the context 11 alone, occurs
-    # four times (then 20, 50, 50, 50): a context a tenth as long is read at ratio 0 but not at 0.5
+    # the long context (1, 2, 3, 4, 6, ..., 11) occurs once before (then 20); its suffix-link parent, the context
+    # 11 alone, occurs four times (then 20, 50, 50, 50): a context a tenth as long is read at ratio 0, not at 0.5
     long = [1, 2, 3, 4, 6, 7, 8, 9, 10, 11]
     prompt = [5] + long + [20, 11, 50, 21, 11, 50, 22, 11, 50, 23] + long
 
@@ -562,3 +562,7 @@ def test_backoff_ratio_skips_much_shorter_contexts(tree):
     assert draft(backoff_ratio=0.5) == no_backoff
     assert draft(backoff_ratio=0.0) != no_backoff  # the shorter context's occurrences weigh in
     assert draft(backoff_ratio=0.0)[0][0] == no_backoff[0][0] == 20
+    # the shorter context's occurrences are read backoff_depth tokens deep (the longest match's: the budget)
+    shallow, deep = draft(backoff_ratio=0.0, backoff_depth=1), draft(backoff_ratio=0.0, backoff_depth=8)
+    assert shallow != deep and shallow[0][0] == 20
+    assert draft(backoff_ratio=0.0, backoff_depth=64) == deep  # no deeper than the budget of 8
