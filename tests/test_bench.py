@@ -49,6 +49,11 @@ def test_cost_sweep_and_batch_cost_report_every_length():
     rows = context_sweep(text, [256, 1024], ["lookahead-chain"], 8, steps=20, passes=2)
     assert [r["context"] for r in rows] == [256, 1024]
     assert all(r["us_per_step"] > 0 and r["us_per_prompt_token"] > 0 for r in rows)
+    # several places, a context reaching past the text's start (it wraps around), the last place near the end
+    rows = context_sweep(text, [256, 2048], ["lookahead-chain"], 8, steps=20, passes=1, short_passes=1,
+                         ends=[100, 1500, 2970])
+    assert [(r["context"], r["places"]) for r in rows] == [(256, 3), (2048, 3)]
+    assert all(r["us_per_step"] > 0 and r["us_per_prompt_token"] > 0 for r in rows)
     recs = [{"prompt_ids": text[:1500], "output_ids": text[1500:]}]
     b = batch_cost(recs, sizes=(8,), budget=8, context=256)
     assert len(b) == 2 and all(r["us_per_request_step"] > 0 and r["us_per_request_arrays"] > 0 for r in b)
@@ -59,22 +64,22 @@ def test_cost_sweep_and_batch_cost_report_every_length():
 
 
 def test_machine_scale_and_long_sweep_text():
-    from lookahead.bench.replay_cli import NGRAM_1K_US, _long_text, machine_scale
+    from lookahead.bench.replay_cli import NGRAM_1K_US, _sweep_text, machine_scale
     rows = [{"drafter": "lookahead chain", "context": 1024, "us_per_step": 3.0},
             {"drafter": "vllm ngram", "context": 8192, "us_per_step": 20.0},
             {"drafter": "vllm ngram", "context": 1024, "us_per_step": 5.0}]
     assert machine_scale(rows) == pytest.approx(NGRAM_1K_US / 5.0)
     assert machine_scale(rows[:2]) is None  # no ngram at 1k: nothing to scale by
-    # the sweep's long text: the first workload's records, then the other public workloads' (never the first's
-    # again: a repeat is indexed much faster than new text)
+    # the costs' text: every public workload's records, one workload after another, a place in each one's middle
     from lookahead.bench.workloads import WORKLOADS
     from lookahead.models import load_tokenizer
     tok = load_tokenizer()
-    first = np.arange(10, dtype=np.int32)
-    text = _long_text(first, WORKLOADS[0], 5000, tok)
-    nxt = load_workload(WORKLOADS[1], tok)[0]["prompt_ids"]
-    assert len(text) >= 5000 and text[:10].tolist() == list(range(10))
-    assert text[10:10 + len(nxt)].tolist() == nxt.tolist()
+    text, ends = _sweep_text(tok, 5000)
+    parts = [np.concatenate([np.concatenate([r["prompt_ids"], r["output_ids"]]) for r in load_workload(w, tok)])
+             for w in WORKLOADS]
+    assert text.dtype == np.int32 and text.tolist() == np.concatenate(parts).tolist()
+    starts = np.cumsum([0] + [len(p) for p in parts])
+    assert len(ends) == len(WORKLOADS) and all(starts[i] < e < starts[i + 1] for i, e in enumerate(ends))
 
 
 def test_vllm_bench_settings_variants_reach_the_proposer():

@@ -99,55 +99,69 @@ ALL_DRAFTERS = ("lookahead-chain", "lookahead-tree", "ngram", "suffix", "suffix-
                 "oracle-all")
 
 
-def context_sweep(text, lengths, names, budget, steps=200, passes=3, short_passes=12):
+def context_sweep(text, lengths, names, budget, steps=200, passes=3, short_passes=12, ends=None):
     """µs per request-step (append one token + propose) at each context length, and µs per prompt token to
-    start a request, for each drafter; `text` is real token ids (repeated if too short). Both are the best of
-    `passes` runs (`short_passes` up to 8k tokens, where one run is a fraction of a millisecond and a single
-    pause of a machine shared with other work would decide it), each on a fresh drafter (so none learns from
-    another)."""
-    need = max(lengths) + steps + 1
-    reps = -(-need // len(text))
-    text = np.tile(np.asarray(text, np.int32), reps)[:need]
+    start a request, for each drafter; `text` is real token ids (repeated if too short).
+
+    ends: the places where the timed requests' contexts end (default: one, at max(lengths)); at each, a request
+    starts from the L tokens before it (wrapping around to the text's end where L reaches past its start) and
+    steps through the text after it. Every length uses the same places, so the rows differ only in how much text
+    came before: a cost that grows with the context shows, not the content's (a proposal costs more where the
+    context was seen often before: it reads more occurrences). A row is the mean over the places of each place's
+    best of `passes` runs (`short_passes` up to 8k tokens, where one run is a fraction of a millisecond and a
+    single pause of a machine shared with other work would decide it), each run on a fresh drafter (so none
+    learns from another)."""
+    ends = [max(lengths)] if ends is None else [int(e) for e in ends]
+    need = max(ends) + steps + 1
+    text = np.asarray(text, np.int32)
+    if len(text) < need:
+        text = np.tile(text, -(-need // len(text)))
     rows = []
     for name in names:
         for L in lengths:
             if name.startswith("oracle") or (name == "pld" and L > 32768):
                 continue
             n = min(steps, 40) if name == "pld" else steps
-            t_begin = t_step = float("inf")
+            contexts = [np.take(text, np.arange(e - L, e), mode="wrap") for e in ends]
+            t_begin = [float("inf")] * len(ends)
+            t_step = [float("inf")] * len(ends)
             name_of = None
             for _ in range(short_passes if L <= 8192 else passes):
-                made, _ = make_adapters([name], budget)
-                if not made:
+                for k, (e, ctx) in enumerate(zip(ends, contexts)):
+                    made, _ = make_adapters([name], budget)
+                    if not made:
+                        break
+                    a = made[0]
+                    name_of = a.name
+                    # earlier buffers are released here, and the collector stays off during the timing; the
+                    # warm-up comes after the collection, which walks every object and leaves the caches cold (a
+                    # 1k-token prompt then took 3x as long to index, for every drafter)
+                    gc.collect()
+                    gc.disable()
+                    try:
+                        w = a.begin(text[:64], text[64:80])
+                        w.append(text[64:65])
+                        w.propose(budget)
+                        w.end()
+                        t0 = time.perf_counter()
+                        s = a.begin(ctx, text[e:e + steps])
+                        t_begin[k] = min(t_begin[k], (time.perf_counter() - t0) / L)
+                        t0 = time.perf_counter()
+                        for i in range(n):
+                            s.append(text[e + i:e + i + 1])
+                            s.propose(budget)
+                        t_step[k] = min(t_step[k], (time.perf_counter() - t0) / n)
+                    finally:
+                        gc.enable()
+                    s.end()
+                    del s, w, a, made
+                if name_of is None:
                     break
-                a = made[0]
-                name_of = a.name
-                # earlier buffers are released here, and the collector stays off during the timing; the
-                # warm-up comes after the collection, which walks every object and leaves the caches cold (a
-                # 1k-token prompt then took 3x as long to index, for every drafter)
-                gc.collect()
-                gc.disable()
-                try:
-                    w = a.begin(text[:64], text[64:80])
-                    w.append(text[64:65])
-                    w.propose(budget)
-                    w.end()
-                    t0 = time.perf_counter()
-                    s = a.begin(text[:L], text[L:L + steps])
-                    t_begin = min(t_begin, time.perf_counter() - t0)
-                    t0 = time.perf_counter()
-                    for i in range(n):
-                        s.append(text[L + i:L + i + 1])
-                        s.propose(budget)
-                    t_step = min(t_step, (time.perf_counter() - t0) / n)
-                finally:
-                    gc.enable()
-                s.end()
-                del s, w, a, made
             if name_of is None:
                 continue
-            rows.append({"drafter": name_of, "context": L, "us_per_step": 1e6 * t_step,
-                         "us_per_prompt_token": 1e6 * t_begin / L})
+            rows.append({"drafter": name_of, "context": L, "places": len(ends),
+                         "us_per_step": 1e6 * float(np.mean(t_step)),
+                         "us_per_prompt_token": 1e6 * float(np.mean(t_begin))})
     return rows
 
 
@@ -199,13 +213,14 @@ def batch_cost(records, sizes=(256,), budget=16, context=1024):
     import lookahead
 
     pool = np.concatenate([np.concatenate([r["prompt_ids"], r["output_ids"]]) for r in records])
-    need = context + 64 + 97 * max(sizes)  # a short workload (--limit) is repeated, as in context_sweep
+    need = context + 64 + 97 * max(sizes)  # a short text is repeated, as in context_sweep
     pool = np.tile(pool, -(-need // max(len(pool), 1)))
     out = []
     for n in sizes:
         for tree in (False, True):
             d = lookahead.Drafter(max_draft=budget, tree=tree, learn=False)
-            starts = [(i * 97) % (len(pool) - context - 64) for i in range(n)]
+            # spread over the whole text (every workload's, in the CLI): a step's cost depends on the content
+            starts = [i * (len(pool) - context - 64) // n for i in range(n)]
             hs = [d.begin(pool[s:s + context]) for s in starts]
             d.propose_arrays(hs)
             blocks, per = 5, 4  # best of 5 blocks of 4 calls: stable on a machine shared with other work

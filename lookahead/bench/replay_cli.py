@@ -18,12 +18,9 @@ def main(args):
     tok = load_tokenizer()
     names = [n for n in args.drafters.split(",") if n]
     rows, skipped = [], set()
-    text_for_sweep = None
-    for wl in [w for w in args.workloads.split(",") if w]:
+    workloads = [w for w in args.workloads.split(",") if w]
+    for wl in workloads:
         recs = load_workload(wl, tok, args.limit)
-        if text_for_sweep is None:
-            sweep_from = wl
-            text_for_sweep = np.concatenate([np.concatenate([r["prompt_ids"], r["output_ids"]]) for r in recs])
         warm, _ = make_adapters(names, args.budget)
         for a in warm:  # compile numba / load caches outside the timed replay
             replay(recs[:1], a, args.budget)
@@ -48,20 +45,22 @@ def main(args):
                     "best lookahead against anchors (tau ratio, same run)"))
     sweep, scale = [], None
     lengths = [int(x) for x in args.sweep.split(",") if x]
-    if lengths and text_for_sweep is not None:
-        text_for_sweep = _long_text(text_for_sweep, sweep_from, max(lengths) + 1024, tok)
+    if workloads:  # the costs are measured on every public workload's text
+        text_for_sweep, ends = _sweep_text(tok, max(lengths, default=0) + 1024)
+    if lengths and workloads:
         sweep_names = [n for n in names if not n.startswith("oracle")]
-        sweep = context_sweep(text_for_sweep, lengths, sweep_names, args.budget)
+        sweep = context_sweep(text_for_sweep, lengths, sweep_names, args.budget, ends=ends)
         print()
         print(table(sweep, ["drafter", "context", "us_per_step", "us_per_prompt_token"],
-                    "drafter cost against context length (append one token + propose, one request)"))
+                    f"drafter cost against context length (append one token + propose, one request; the mean over "
+                    f"{len(ends)} places, one in each public workload's text, the same places at every length)"))
         scale = machine_scale(sweep)
         if scale:
             print(f"yardstick: vLLM ngram's step at a 1k context costs {NGRAM_1K_US / scale:.2f} us here and "
                   f"{NGRAM_1K_US} us where the anchors of ../shared/bench/README.md were measured: times "
                   f"{scale:.2f}, this machine's costs compare with those")
     batch = []
-    if text_for_sweep is not None:
+    if workloads:
         batch = batch_cost([{"prompt_ids": text_for_sweep, "output_ids": text_for_sweep[:0]}], budget=args.budget)
         print()
         print(table(batch, ["drafter", "requests", "context", "us_per_request_arrays", "us_per_request_drafts",
@@ -90,22 +89,22 @@ def machine_scale(sweep):
     return None
 
 
-def _long_text(text, name, need, tok):
-    """`text` (workload `name`'s), then the other public workloads' records until `need` tokens: real text that does
-    not repeat, as a long context does not (a text repeated to length is indexed much faster: its repeats add few
-    states, and the automaton stays small enough for the cache)."""
+def _sweep_text(tok, need):
+    """The cost measurements' text: every public workload's records (prompt, then output), one workload after
+    another (repeated to `need` tokens if shorter), and one place in the middle of each workload's part: real
+    text that does not repeat, as a long context does not (a repeated text is indexed much faster: its repeats add
+    few states, and the automaton stays small enough for the cache), and each kind of content, as a step's cost
+    depends on it. Returns (int32 text, places)."""
     from .workloads import WORKLOADS, load_workload
 
-    parts, n = [text], len(text)
+    parts, ends, n = [], [], 0
     for wl in WORKLOADS:
-        if n >= need:
-            break
-        if wl == name:
-            continue
-        for r in load_workload(wl, tok):
-            parts += [r["prompt_ids"], r["output_ids"]]
-            n += len(r["prompt_ids"]) + len(r["output_ids"])
-    return np.concatenate(parts).astype(np.int32)
+        part = np.concatenate([np.concatenate([r["prompt_ids"], r["output_ids"]]) for r in load_workload(wl, tok)])
+        ends.append(n + len(part) // 2)
+        parts.append(part)
+        n += len(part)
+    text = np.concatenate(parts).astype(np.int32)
+    return np.tile(text, -(-need // len(text))), ends
 
 
 def _step_cost(text):
