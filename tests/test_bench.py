@@ -74,7 +74,7 @@ def test_machine_scale_and_long_sweep_text():
     from lookahead.bench.workloads import WORKLOADS
     from lookahead.models import load_tokenizer
     tok = load_tokenizer()
-    text, ends = _sweep_text(tok, 5000)
+    text, ends = _sweep_text(tok)
     parts = [np.concatenate([np.concatenate([r["prompt_ids"], r["output_ids"]]) for r in load_workload(w, tok)])
              for w in WORKLOADS]
     assert text.dtype == np.int32 and text.tolist() == np.concatenate(parts).tolist()

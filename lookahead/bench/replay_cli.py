@@ -46,7 +46,7 @@ def main(args):
     sweep, scale = [], None
     lengths = [int(x) for x in args.sweep.split(",") if x]
     if workloads:  # the costs are measured on every public workload's text
-        text_for_sweep, ends = _sweep_text(tok, max(lengths, default=0) + 1024)
+        text_for_sweep, ends = _sweep_text(tok)
     if lengths and workloads:
         sweep_names = [n for n in names if not n.startswith("oracle")]
         sweep = context_sweep(text_for_sweep, lengths, sweep_names, args.budget, ends=ends)
@@ -89,12 +89,12 @@ def machine_scale(sweep):
     return None
 
 
-def _sweep_text(tok, need):
+def _sweep_text(tok):
     """The cost measurements' text: every public workload's records (prompt, then output), one workload after
-    another (repeated to `need` tokens if shorter), and one place in the middle of each workload's part: real
-    text that does not repeat, as a long context does not (a repeated text is indexed much faster: its repeats add
-    few states, and the automaton stays small enough for the cache), and each kind of content, as a step's cost
-    depends on it. Returns (int32 text, places)."""
+    another, and one place in the middle of each workload's part: real text that does not repeat, as a long
+    context does not (a repeated text is indexed much faster: its repeats add few states, and the automaton stays
+    small enough for the cache), and each kind of content, as a step's cost depends on it (context_sweep and
+    batch_cost repeat a text too short for them). Returns (int32 text, places)."""
     from .workloads import WORKLOADS, load_workload
 
     parts, ends, n = [], [], 0
@@ -103,8 +103,7 @@ def _sweep_text(tok, need):
         ends.append(n + len(part) // 2)
         parts.append(part)
         n += len(part)
-    text = np.concatenate(parts).astype(np.int32)
-    return np.tile(text, -(-need // len(text))), ends
+    return np.concatenate(parts).astype(np.int32), ends
 
 
 def _step_cost(text):
