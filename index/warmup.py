@@ -12,7 +12,7 @@ def warmup():
     from .memory import Memory
     from .propose import propose_batch, scratch, step_batch
     from .paths import _best_paths, best_root_paths
-    from .rows import _gather, _row_keys, gather_rows, row_keys
+    from .rows import _cut, _gather, _row_keys, _track, cut_lengths, gather_rows, row_keys, track_rows
 
     arena = Arena()
     mem = Memory(arena, 1024, 2)
@@ -53,13 +53,16 @@ def warmup():
     table = np.arange(12, dtype=np.int32).reshape(3, 4)
     assert row_keys(table, [0, 2], [4, 2]).shape == (2,)
     assert gather_rows(table, [2], [1], [3])[0].tolist() == [9, 10]
+    e = np.zeros(0, np.int64)
+    assert track_rows(table, np.array([1, 0]), np.array([3, 2]), 64, e, e, e, 1)[0].tolist() == [0]
+    assert cut_lengths(np.ones((1, 4), np.float32), [3], [2], 0.5).tolist() == [2]
     assert best_root_paths(table[:1], np.array([[-1, 0, -1, 1]], np.int32), np.ones((1, 4), np.float32),
                            [4])[2].tolist() == [3]
     # five, then one by append_at, and per tree setting one by step_at and one by step_batch
     assert text_of(arena[slot]).shape[0] == 10
     n = 0
     for fn in (append_tokens, append_at, propose_batch, propose_at, step_at, step_batch, address_of, _row_keys,
-               _gather, _best_paths):
+               _gather, _track, _cut, _best_paths):
         if not fn.signatures:
             raise RuntimeError(f"numba did not compile {fn.__name__}; check the numba install (numba -s)")
         n += len(fn.signatures)

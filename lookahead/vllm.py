@@ -15,9 +15,10 @@ fail it with a message naming the fix).
 
 vLLM hands the proposer rows only (sampled tokens, token counts, the token table), and condenses its batch
 between steps, so a row may hold another request than before. Requests are therefore recognised by content:
-a request is keyed by (length, first 16 tokens, last 16 tokens) of the text the drafter has seen, hashed for
-the whole batch in one native call (index/rows.py), as is the gathering of every row's new tokens; a row whose
-text before this step's sampled tokens has a known key continues that request, any other row starts one.
+a request is keyed by (length, first 16 tokens, last 16 tokens) of the text the drafter has seen; a row whose
+text before this step's sampled tokens has a known key continues that request, any other row starts one. The
+keying, the matching and the gathering of every row's new tokens are one native call for the whole batch
+(rowtrack.py, index/rows.py), and so is cutting the drafts to the engine's limits.
 Requests unseen for two steps are finished (their text joins cross-request memory). A misattribution could only
 cost draft quality, never correctness: vLLM verifies every draft. Any exception inside the proposer is logged
 and that step gets empty drafts; the engine keeps running.
@@ -32,10 +33,10 @@ import numpy as np
 
 from .drafter import MAX_OCCURRENCES
 from .index.paths import best_root_paths
-from .index.rows import gather_rows, row_keys
+from .index.rows import cut_lengths
+from .rowtrack import RowTracker
 
 ENV = "LOOKAHEAD_VLLM_CONFIG"
-_W = 16
 log = logging.getLogger("lookahead.vllm")
 
 
@@ -136,7 +137,7 @@ class LookaheadProposer:
                                                     min_prob=AUTO_MIN_PROB[0] if s.min_prob is None
                                                     else float(s.min_prob)))
         warmup()
-        self.live = {}  # key -> list of [handle, last step seen]
+        self.rows = RowTracker()  # which request each row holds
         self.step = 0
         self.failures = 0
 
@@ -155,13 +156,11 @@ class LookaheadProposer:
             return [[] for _ in sampled_token_ids]
 
     def _reset(self):
-        for entries in self.live.values():
-            for h, _ in entries:
-                try:
-                    self.drafter.end(h)
-                except Exception:  # noqa: BLE001
-                    pass
-        self.live = {}
+        for h in self.rows.clear():
+            try:
+                self.drafter.end(h)
+            except Exception:  # noqa: BLE001
+                pass
 
     def _propose(self, sampled_token_ids, num_tokens_no_spec, token_ids_cpu):
         self.step += 1
@@ -172,50 +171,23 @@ class LookaheadProposer:
         if table.dtype != np.int32:  # vLLM's is int32 already (no copy); other callers' tables are converted
             table = table.astype(np.int32)
         n_new = np.fromiter(map(len, sampled_token_ids), np.int64, B)
-        n_tok = np.asarray(num_tokens_no_spec[:B], np.int64)
         # a partial prefill has no sampled token (nothing to draft yet); a full row cannot grow
-        rows = np.flatnonzero((n_new > 0) & (n_tok < self.max_model_len))
-        lens = n_tok[rows]
-        prev = lens - n_new[rows]
-        key_prev = row_keys(table, rows, prev, _W).tolist()
-        key_now = row_keys(table, rows, lens, _W).tolist()
-        starts = prev.copy()
-        handles = []
-        fresh = {}
-        live = self.live
-        step = self.step
-        for j, i in enumerate(rows.tolist()):
-            entries = live.get(key_prev[j])
-            if entries:
-                h = entries.pop()[0]
-            else:
-                h = d.begin(table[i, :lens[j]])
-                starts[j] = lens[j]  # its whole text went into begin: nothing new to append
-            fresh.setdefault(key_now[j], []).append([h, step])
-            handles.append(h)
-        # requests not in this step: keep them one more step (a row can skip a step), then finish them
-        for key, entries in live.items():
-            for h, seen in entries:
-                if step - seen >= 2:
-                    d.end(h)
-                else:
-                    fresh.setdefault(key, []).append([h, seen])
-        self.live = fresh
+        rows, lens, handles, new = self.rows.step(self.step, table, n_new, num_tokens_no_spec[:B],
+                                                  self.max_model_len, lambda i, n: d.begin(table[i, :n]), d.end)
         if not handles:
             return out
         # all appends and proposals: one native call
-        toks, pars, probs, n_nodes = d.step_arrays(handles, gather_rows(table, rows, starts, lens))
+        toks, pars, probs, n_nodes = d.step_arrays(handles, new)
         floor = auto_min_prob(int(np.count_nonzero(n_nodes))) if self.settings.min_prob is None else 0.0
-        caps = np.minimum(self.k, self.max_model_len - lens - 1)
         if self.settings.tree:  # vLLM verifies chains: each tree's best root path
             toks, probs, n_nodes = best_root_paths(toks, pars, probs, n_nodes)
         # a chain stops at the engine's limits, at its own end and before the first node reached below the floor
-        n = np.minimum(caps, n_nodes)
-        if floor > 0.0:
-            low = probs < floor
-            n = np.minimum(n, np.where(low.any(axis=1), low.argmax(axis=1), toks.shape[1]))
-        n = n.tolist()
-        for j, (i, t) in enumerate(zip(rows.tolist(), toks.tolist())):
-            if n[j] > 0:
-                out[i] = t[:n[j]]
+        n = cut_lengths(probs, n_nodes, np.minimum(self.k, self.max_model_len - lens - 1), floor)
+        drafts = toks[:, :int(n.max())].tolist()
+        for t, c in zip(drafts, n.tolist()):
+            del t[c:]  # in place: cheaper than a slice's new list
+        if len(drafts) == B:  # every row drafts (rows are then 0..B-1)
+            return drafts
+        for i, t in zip(rows.tolist(), drafts):
+            out[i] = t
         return out
