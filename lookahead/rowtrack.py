@@ -2,9 +2,10 @@
 
 vLLM condenses its batch between steps, so a row may hold another request than before; each row's text before
 this step's tokens is keyed and looked up among the keys the live requests had at the end of their last step.
-A dict of lists keyed per row in Python cost ~2 us a row (more than the drafter's own step) and numpy glue over
-the batch ~0.6 us; here a step is one native call (index.rows.track_rows), plus a Python call only for each row
-that starts a request and each request that finishes.
+Done per row in Python (a dict of lists, then numpy glue over the batch), this bookkeeping and the drafts' cut
+cost ~2 us a request more than now (256 rows at 1k tokens: 8.3-9.0 -> 6.2-7.1 us raw a request for the
+proposer's whole step); here a step is one native call (index.rows.track_rows), plus a Python call only for each
+row that starts a request and each request that finishes.
 
 Several live requests may share a key (the same prompt sampled n times): the j-th row with that key, in row
 order, continues the j-th such request, in the order they were kept.
