@@ -7,7 +7,6 @@
     drafts = d.propose_many([h1, h2])          # one native call for the whole batch
     d.end(h)                                   # with learn=True, prompt + output join cross-request memory
 """
-from dataclasses import dataclass
 import itertools
 
 import numpy as np
@@ -17,9 +16,9 @@ from .index.address import K_EXT, address_of, address_table, append_at, propose_
 from .index.propose import propose_batch, scratch, scratch_cols, step_batch
 from .index.corpus import CorpusIndex, load_corpus
 from .index._layout import H_N_TX, H_NOSUB, H_PE, H_SIZE, SEP
+from .config import DrafterConfig
+from .draft import _CHAINS, MAX_DRAFT_LIMIT, Draft, _check_budget, _new_draft, _view
 
-MAX_DRAFT_LIMIT = 1024
-MAX_OCCURRENCES = 256  # DrafterConfig.occurrences: the work arrays grow with it
 EXT_TIERS = K_EXT  # memory segments (<= 4) + corpus: a fixed tuple size keeps one compiled variant
 _DUMMY = np.zeros(H_SIZE, np.int32)
 _I32 = np.dtype(np.int32)
@@ -27,156 +26,6 @@ _STRIDE = (4,)  # a 1-D contiguous int32 array's strides: one comparison checks 
 # single-request drafts are carved out of one allocation (numpy's np.empty costs ~0.3 us); 64 KiB, so that a
 # kept Draft holds little memory alive (a budget of 16 carves 341 drafts from one)
 _SLAB_INTS = 16384
-# a chain's parents are always -1, 0, 1, ...: single-request chain drafts share read-only views of one array
-# instead of slicing their own (a numpy slice costs ~0.3 us, a list index ~0.05)
-_CHAIN = np.arange(-1, MAX_DRAFT_LIMIT - 1, dtype=np.int32)
-_CHAIN.setflags(write=False)
-_CHAINS = [_CHAIN[:n] for n in range(MAX_DRAFT_LIMIT + 1)]
-
-
-class Draft:
-    """A chain or tree of proposed tokens (read-only by convention).
-
-    tokens: int32[n]; parents: int32[n], -1 for a child of the last accepted token, else parents[i] < i;
-    probs: float32[n], the estimated probability that the target reaches node i.
-
-    The drafter's own drafts view a batch's (or a slab's) storage and make each field's view when it is
-    first read: a serving loop makes one Draft per request and step and often reads only the tokens, and
-    three numpy views cost three times what the object does (propose_many over 256 requests: 0.9 -> 0.25 us
-    per request in Python). A single request's draft (propose, step) makes its tokens' and parents' views
-    at once instead (nearly every caller reads both, and a view made in a property costs twice the slice); a
-    chain's parents are then one shared read-only array's.
-    """
-    __slots__ = ("_src", "_o", "_e", "_t", "_p", "_q")  # _t, _p, _q: the fields, None where not read yet
-
-    def __init__(self, tokens, parents, probs):
-        self._src = None
-        self._t, self._p, self._q = tokens, parents, probs
-
-    # each field's view is made where it is read (a property calling a shared helper cost ~0.1 us more a read)
-    @property
-    def tokens(self):
-        x = self._t
-        if x is None:
-            s = self._src
-            x = self._t = s[0][self._o + s[3]:self._e + s[3]]
-        return x
-
-    @property
-    def parents(self):
-        x = self._p
-        if x is None:
-            s = self._src
-            x = self._p = s[1][self._o + s[4]:self._e + s[4]]
-        return x
-
-    @property
-    def probs(self):
-        x = self._q
-        if x is None:
-            s = self._src
-            x = self._q = s[2][self._o + s[5]:self._e + s[5]]
-        return x
-
-    def __repr__(self):
-        return f"Draft(tokens={self.tokens!r}, parents={self.parents!r}, probs={self.probs!r})"
-
-    def __len__(self):
-        return self._e - self._o if self._src is not None else int(self._t.shape[0])
-
-    @property
-    def is_chain(self):
-        return bool(np.array_equal(self.parents, np.arange(-1, len(self) - 1, dtype=np.int32)))
-
-    def best_path(self):
-        """Token ids along the root path that ends at the deepest most probable node (what a chain verifier
-        such as vLLM's can use)."""
-        return self.tokens[self.best_path_nodes()]
-
-    def best_path_nodes(self):
-        """Node indices of best_path, root first (int64)."""
-        n = len(self)
-        if n == 0:
-            return np.zeros(0, np.int64)
-        parents, probs = self.parents, self.probs
-        depth = np.zeros(n, np.int64)
-        for i in range(n):
-            p = parents[i]
-            depth[i] = 0 if p < 0 else depth[p] + 1
-        # deepest first, then most probable: a longer path never has fewer expected accepted tokens here
-        leaf = max(range(n), key=lambda i: (depth[i], probs[i], -i))
-        path = []
-        while leaf >= 0:
-            path.append(leaf)
-            leaf = int(parents[leaf])
-        return np.asarray(path[::-1], np.int64)
-
-
-@dataclass(frozen=True)
-class DrafterConfig:
-    """Tuning knobs; the defaults were chosen with `lookahead bench replay` on the public workloads."""
-    occurrences: int = 12       # occurrences of the matched suffix read per tier and context length
-    min_prob: float = 0.0       # stop a branch below this estimated probability of being reached
-    # the larger alpha, the fewer of a tree's nodes go to thinly attested branches (1.0 -> 3.0, with counted
-    # weights: +0.2 to +1.2% tau on every workload's tree); a chain drafted without min_prob does not depend on it
-    alpha: float = 3.0          # unseen-continuation mass at a match of length 0 ...
-    half_len: float = 4.0       # ... halved at this match length
-    window: int = 256           # tokens re-matched when a cursor into a new memory segment is created
-    backoff: int = 1            # shorter contexts (suffix-link ancestors) also drafted from, per tier (0..4),
-                                # while the longer one occurs fewer than `occurrences` times
-    backoff_ratio: float = 0.1  # ... and is at least this fraction of the longest match's length (0 = any):
-                                # a tenth as long weighs 1% (power 2), reading it cost a fifth of a proposal
-    backoff_depth: int = 8      # tokens read after each occurrence of a shorter context (a longest match's: all
-                                # the budget); deeper, its low weight never decides a draft (tau 4th digit)
-    power: float = 2.0          # an occurrence of a match of length L weighs (L / longest match)^power
-    self_weight: float = 4.0    # extra weight of the request's own text (prompt, reference, output) over memory
-    normalize: bool = True      # split each matched context's weight over its occurrences (a mixture of
-                                # per-context distributions) instead of counting occurrences: a context seen
-                                # often no longer outweighs a longer one seen once, and reading 12 occurrences
-                                # instead of 4 costs no weight (code_edit tree / chain 10.303 / 9.833 -> 10.433
-                                # / 9.928, completion 1.884 -> 1.939; multi_turn tree 7.959 -> 7.879)
-    copy_weight: float = 4.0    # weight of where the request's copy of its own text resumes (index/pointer.py);
-                                # 0 = off
-    analogy_weight: float = 8.0  # weight of where a value analogous to an earlier one is copied from, after
-                                 # the text broke off from the earlier one (index/analogy.py); 0 = off
-    substitute: bool = True     # learn tokens the output writes in place of an input token (a rename, a
-                                # re-indent) and draft copies of the input with them (index/substitute.py)
-    value_ends: bool = True     # learn where values copied from the input end and the template resumes, and
-                                # fork drafts of a value back to the template there (index/value_end.py)
-    response_start: bool = True  # a response's first draft: the opening earlier responses began with (a code
-                                 # fence), then the input from where that opening occurs in it (the code block
-                                 # the prompt quoted); the request's text gets no extra weight there. The
-                                 # opening is what followed the prompt's end in memory or a corpus (a chat
-                                 # template's assistant turn) or, after a raw prompt, how the newest responses
-                                 # in memory opened (index/opening.py)
-    template_weight: float = 2.0  # weight of what followed a key in memory or a corpus after the value the
-                                  # request just wrote (index/template.py); 0 = off
-    memory_tokens: int = 4_000_000
-    memory_segments: int = 4
-
-
-def _check_budget(n, what="max_draft"):
-    if type(n) is int and 0 < n <= MAX_DRAFT_LIMIT:  # the common case first: the checks below cost ~0.3 us
-        return n
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
-        raise TypeError(f"{what} must be an int, got {type(n).__name__}")
-    if n < 1 or n > MAX_DRAFT_LIMIT:
-        raise ValueError(f"{what} must be in 1..{MAX_DRAFT_LIMIT}, got {n}; verification cost grows with the "
-                         "draft, 4-64 is the useful range (use no drafter to switch speculation off)")
-    return int(n)
-
-
-_new_draft = object.__new__  # a Draft without __init__ (Drafter._draft sets every slot itself)
-
-
-def _view(src, o, e, _new=object.__new__, _cls=Draft):
-    """A draft whose field i (tokens, parents, probs) is src[i][o + src[3 + i]:e + src[3 + i]]."""
-    d = _new(_cls)
-    d._src = src
-    d._o = o
-    d._e = e
-    d._t = d._p = d._q = None
-    return d
 
 
 class Drafter:
@@ -189,22 +38,6 @@ class Drafter:
         self.learn = bool(learn)
         self.config = config or DrafterConfig()
         c = self.config
-        if c.occurrences < 1 or c.occurrences > MAX_OCCURRENCES:
-            raise ValueError(f"DrafterConfig.occurrences must be in 1..{MAX_OCCURRENCES}, got {c.occurrences}")
-        if not 0.0 <= c.min_prob < 1.0:
-            raise ValueError(f"DrafterConfig.min_prob must be in [0, 1), got {c.min_prob}")
-        if not 0.0 <= c.backoff_ratio <= 1.0:
-            raise ValueError(f"DrafterConfig.backoff_ratio must be in [0, 1] (0 = read any shorter context), got "
-                             f"{c.backoff_ratio}")
-        if type(c.backoff_depth) is not int or not 1 <= c.backoff_depth <= MAX_DRAFT_LIMIT:
-            raise ValueError(f"DrafterConfig.backoff_depth must be an int in 1..{MAX_DRAFT_LIMIT}, got "
-                             f"{c.backoff_depth!r}")
-        for name in ("copy_weight", "analogy_weight", "template_weight"):
-            if not 0.0 <= getattr(c, name) < float("inf"):
-                raise ValueError(f"DrafterConfig.{name} must be finite and >= 0 (0 = off), got {getattr(c, name)}")
-        for name in ("substitute", "value_ends", "response_start", "normalize"):
-            if not isinstance(getattr(c, name), (bool, np.bool_)):
-                raise ValueError(f"DrafterConfig.{name} must be True or False, got {getattr(c, name)!r}")
         self.arena = Arena()
         self.memory = Memory(self.arena, c.memory_tokens, c.memory_segments)
         self.corpus = None

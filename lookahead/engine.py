@@ -140,7 +140,8 @@ def generate(model, prompts, *, tokenizer=None, drafter=None, max_new_tokens=256
 
 def _generate(model, prompts, tokenizer, drafter, max_new_tokens, temperature, top_k, top_p, stop, eos_token_id,
               seed, chat, reference, max_draft, adaptive, fast_forward):
-    from .drafter import Drafter, _check_budget
+    from .draft import _check_budget
+    from .drafter import Drafter
 
     t_start = time.perf_counter()
     _check_model(model)

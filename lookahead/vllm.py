@@ -31,7 +31,7 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
-from .drafter import MAX_OCCURRENCES
+from .config import MAX_OCCURRENCES
 from .index.paths import best_root_paths
 from .index.rows import cut_lengths
 from .rowtrack import RowTracker
@@ -166,7 +166,6 @@ class LookaheadProposer:
         self.step += 1
         d = self.drafter
         B = len(sampled_token_ids)
-        out = [[] for _ in range(B)]
         table = np.asarray(token_ids_cpu)
         if table.dtype != np.int32:  # vLLM's is int32 already (no copy); other callers' tables are converted
             table = table.astype(np.int32)
@@ -175,7 +174,7 @@ class LookaheadProposer:
         rows, lens, handles, new = self.rows.step(self.step, table, n_new, num_tokens_no_spec[:B],
                                                   self.max_model_len, lambda i, n: d.begin(table[i, :n]), d.end)
         if not handles:
-            return out
+            return [[] for _ in range(B)]
         # all appends and proposals: one native call
         toks, pars, probs, n_nodes = d.step_arrays(handles, new)
         floor = auto_min_prob(int(np.count_nonzero(n_nodes))) if self.settings.min_prob is None else 0.0
@@ -188,6 +187,7 @@ class LookaheadProposer:
             del t[c:]  # in place: cheaper than a slice's new list
         if len(drafts) == B:  # every row drafts (rows are then 0..B-1)
             return drafts
+        out = [[] for _ in range(B)]
         for i, t in zip(rows.tolist(), drafts):
             out[i] = t
         return out

@@ -1,4 +1,6 @@
 """Drafter: well-formed drafts after any interleaving of begin/append/end, memory, determinism, errors."""
+import dataclasses
+
 import numpy as np
 import pytest
 from hypothesis import given, strategies as st
@@ -517,10 +519,31 @@ def test_copy_returns_to_the_template_after_a_copied_value():
                                       ({"backoff_ratio": 1.5}, "backoff_ratio"),
                                       ({"backoff_ratio": float("nan")}, "backoff_ratio"),
                                       ({"backoff_depth": 0}, "backoff_depth"),
-                                      ({"backoff_depth": 2.5}, "backoff_depth")])
+                                      ({"backoff_depth": 2.5}, "backoff_depth"),
+                                      ({"alpha": 0.0}, "alpha"), ({"alpha": float("inf")}, "alpha"),
+                                      ({"half_len": -1.0}, "half_len"), ({"window": 0}, "window"),
+                                      ({"backoff": 5}, "backoff"), ({"backoff": -1}, "backoff"),
+                                      ({"power": float("nan")}, "power"), ({"self_weight": -2.0}, "self_weight"),
+                                      ({"occurrences": True}, "occurrences"), ({"min_prob": "0.5"}, "min_prob"),
+                                      ({"memory_tokens": -1}, "memory_tokens"),
+                                      ({"memory_segments": 5}, "memory_segments")])
 def test_bad_config(kw, name):
+    """A bad knob is refused where the config is made, naming the knob and its range."""
+    with pytest.raises(ValueError, match=f"DrafterConfig.{name} must be"):
+        DrafterConfig(**kw)
     with pytest.raises(ValueError, match=f"DrafterConfig.{name}"):
-        Drafter(config=DrafterConfig(**kw))
+        dataclasses.replace(DrafterConfig(), **kw)
+
+
+def test_config_edges_accepted():
+    """The ends of each range are valid and draft (numpy scalars too: settings read from arrays)."""
+    for kw in ({"min_prob": 0.0}, {"backoff": 0}, {"backoff": 4}, {"backoff_ratio": 1.0}, {"power": 0.0},
+               {"memory_tokens": 0}, {"occurrences": np.int64(256)}, {"alpha": np.float32(0.5)},
+               {"normalize": np.bool_(False)}, {"backoff_depth": 1024}):
+        d = Drafter(max_draft=8, config=DrafterConfig(**kw))
+        h = d.begin([1, 2, 3, 4, 1, 2, 3])
+        assert len(d.propose(h)) <= 8
+        d.end(h)
 
 
 def test_budget_override_and_large_budget():

@@ -12,6 +12,7 @@ import numpy as np
 
 from . import anchors
 from .report import progress
+from .workloads import records_text
 
 
 def accepted_length(tokens, parents, target):
@@ -212,7 +213,7 @@ def batch_cost(records, sizes=(256,), budget=16, context=1024):
     rows' requests, gathering their new tokens, step_arrays, cutting the drafts into lists)."""
     import lookahead
 
-    pool = np.concatenate([np.concatenate([r["prompt_ids"], r["output_ids"]]) for r in records])
+    pool = records_text(records)
     need = context + 64 + 97 * max(sizes)  # a short text is repeated, as in context_sweep
     pool = np.tile(pool, -(-need // max(len(pool), 1)))
     out = []

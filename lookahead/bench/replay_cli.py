@@ -95,11 +95,11 @@ def _sweep_text(tok):
     context does not (a repeated text is indexed much faster: its repeats add few states, and the automaton stays
     small enough for the cache), and each kind of content, as a step's cost depends on it (context_sweep and
     batch_cost repeat a text too short for them). Returns (int32 text, places)."""
-    from .workloads import WORKLOADS, load_workload
+    from .workloads import WORKLOADS, load_workload, records_text
 
     parts, ends, n = [], [], 0
     for wl in WORKLOADS:
-        part = np.concatenate([np.concatenate([r["prompt_ids"], r["output_ids"]]) for r in load_workload(wl, tok)])
+        part = records_text(load_workload(wl, tok))
         ends.append(n + len(part) // 2)
         parts.append(part)
         n += len(part)

@@ -79,3 +79,9 @@ def load_workload(name_or_path, tokenizer, limit=None):
                     "prompt": r["prompt"], "output": r["output"],
                     "prompt_ids": flat[offs[2 * i]:offs[2 * i + 1]], "output_ids": flat[offs[2 * i + 1]:offs[2 * i + 2]]})
     return out
+
+
+def records_text(records):
+    """Every record's prompt then output, one record after another: int32 [sum of their lengths]."""
+    parts = [x for r in records for x in (r["prompt_ids"], r["output_ids"])]
+    return np.concatenate(parts).astype(np.int32, copy=False) if parts else np.empty(0, np.int32)
