@@ -31,7 +31,8 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
-from .config import MAX_OCCURRENCES
+from .config import DrafterConfig
+from .draft import _check_budget
 from .index.paths import best_root_paths
 from .index.rows import cut_lengths
 from .rowtrack import RowTracker
@@ -42,6 +43,8 @@ log = logging.getLogger("lookahead.vllm")
 
 @dataclass(frozen=True)
 class VllmSettings:
+    """The proposer's settings (see the module docstring), checked where they are made: a JSON file's and a
+    script's alike."""
     corpus: str = None
     learn: bool = True
     memory_tokens: int = 4_000_000
@@ -59,6 +62,30 @@ class VllmSettings:
     occurrences: int = 4
     template_weight: float = 2.0  # DrafterConfig.template_weight (0 = off)
 
+    def __post_init__(self):
+        # JSON has no int/float/bool subtypes to rely on: a setting's JSON types, named in the error
+        for name, kinds in _TYPES.items():
+            v = getattr(self, name)
+            if not isinstance(v, kinds) or (isinstance(v, bool) and bool not in kinds):
+                raise ValueError(f"{name} must be {' or '.join(t.__name__ for t in kinds)}, got {v!r}")
+        if self.max_draft is not None:
+            _check_budget(self.max_draft)
+        if self.corpus and not os.path.exists(self.corpus):
+            raise ValueError(f"corpus {self.corpus!r} does not exist; build it with `lookahead index build`")
+        self.drafter_config()  # the ranges: DrafterConfig checks each knob it is given
+
+    def drafter_config(self):
+        """The DrafterConfig of the proposer's drafter (min_prob unset: one drafting row's floor; the proposer
+        cuts each step's drafts to the step's own floor)."""
+        return DrafterConfig(memory_tokens=self.memory_tokens, alpha=float(self.alpha), normalize=self.normalize,
+                             occurrences=self.occurrences, template_weight=float(self.template_weight),
+                             min_prob=AUTO_MIN_PROB[0] if self.min_prob is None else float(self.min_prob))
+
+
+_TYPES = {"corpus": (str, type(None)), "learn": (bool,), "memory_tokens": (int,), "tree": (bool,),
+          "max_draft": (int, type(None)), "min_prob": (float, int, type(None)), "alpha": (float, int),
+          "normalize": (bool,), "occurrences": (int,), "template_weight": (float, int)}
+
 
 def load_settings(environ=None):
     """VllmSettings from the JSON file named by $LOOKAHEAD_VLLM_CONFIG (defaults when unset)."""
@@ -75,30 +102,14 @@ def load_settings(environ=None):
         raise ValueError(f"{ENV}={path!r} is not valid JSON ({exc}); fix the file") from None
     if not isinstance(raw, dict):
         raise ValueError(f"{ENV}={path!r} must hold a JSON object of settings")
-    known = {f.name: f for f in fields(VllmSettings)}
+    known = [f.name for f in fields(VllmSettings)]
     unknown = sorted(set(raw) - set(known))
     if unknown:
         raise ValueError(f"{ENV}={path!r}: unknown setting(s) {', '.join(unknown)}; known: {', '.join(known)}")
-    types = {"corpus": (str, type(None)), "learn": (bool,), "memory_tokens": (int,), "tree": (bool,),
-             "max_draft": (int, type(None)), "min_prob": (float, int, type(None)), "alpha": (float, int),
-             "normalize": (bool,), "occurrences": (int,), "template_weight": (float, int)}
-    for k, v in raw.items():
-        if not isinstance(v, types[k]) or (isinstance(v, bool) and bool not in types[k]):
-            raise ValueError(f"{ENV}={path!r}: {k} must be {' or '.join(t.__name__ for t in types[k])}, got {v!r}")
-    if raw.get("min_prob") is not None and not 0 <= raw["min_prob"] < 1:
-        raise ValueError(f"{ENV}={path!r}: min_prob must be in [0, 1) or null (by batch size)")
-    if raw.get("alpha", 1.0) <= 0:
-        raise ValueError(f"{ENV}={path!r}: alpha must be > 0")
-    if not 0 <= raw.get("template_weight", 0) < float("inf"):
-        raise ValueError(f"{ENV}={path!r}: template_weight must be finite and >= 0 (0 = off)")
-    if not 1 <= raw.get("occurrences", 4) <= MAX_OCCURRENCES:
-        raise ValueError(f"{ENV}={path!r}: occurrences must be in 1..{MAX_OCCURRENCES}")
-    if raw.get("memory_tokens", 0) < 0:
-        raise ValueError(f"{ENV}={path!r}: memory_tokens must be >= 0")
-    if raw.get("corpus") and not os.path.exists(raw["corpus"]):
-        raise ValueError(f"{ENV}={path!r}: corpus {raw['corpus']!r} does not exist; build it with "
-                         "`lookahead index build`")
-    return VllmSettings(**raw)
+    try:
+        return VllmSettings(**raw)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{ENV}={path!r}: {exc}") from None
 
 
 AUTO_MIN_PROB = (0.3, 0.7)  # (one drafting row, 8 or more)
@@ -120,7 +131,7 @@ class LookaheadProposer:
     """vLLM custom proposer: constructed with the VllmConfig; `propose` returns one token list per row."""
 
     def __init__(self, vllm_config, settings=None):
-        from . import Drafter, DrafterConfig
+        from . import Drafter
         from .index import warmup
 
         spec = vllm_config.speculative_config
@@ -130,12 +141,7 @@ class LookaheadProposer:
         vocab = vllm_config.model_config.get_vocab_size()
         self.settings = s
         self.drafter = Drafter(max_draft=s.max_draft or self.k, tree=s.tree, corpus=s.corpus, learn=s.learn,
-                               vocab_size=vocab,
-                               config=DrafterConfig(memory_tokens=s.memory_tokens, alpha=float(s.alpha),
-                                                    normalize=s.normalize, occurrences=s.occurrences,
-                                                    template_weight=float(s.template_weight),
-                                                    min_prob=AUTO_MIN_PROB[0] if s.min_prob is None
-                                                    else float(s.min_prob)))
+                               vocab_size=vocab, config=s.drafter_config())
         warmup()
         self.rows = RowTracker()  # which request each row holds
         self.step = 0

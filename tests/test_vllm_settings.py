@@ -40,14 +40,16 @@ def test_probability_knobs_reach_the_drafter():
 @pytest.mark.parametrize("obj,msg", [
     ({"memory_tokenz": 1}, "unknown setting"),
     ({"learn": "yes"}, "learn must be bool"),
-    ({"memory_tokens": -5}, "memory_tokens must be >= 0"),
+    ({"memory_tokens": -5}, "memory_tokens must be an int in 0.."),
     ({"memory_tokens": True}, "memory_tokens must be int"),
     ({"min_prob": 1.5}, "min_prob must be in"),
     ({"min_prob": "0.5"}, "min_prob must be"),
-    ({"alpha": 0}, "alpha must be > 0"),
+    ({"alpha": 0}, "alpha must be finite and > 0"),
     ({"alpha": "3"}, "alpha must be float or int"),
     ({"normalize": 1}, "normalize must be bool"),
-    ({"occurrences": 0}, "occurrences must be in 1..256"),
+    ({"occurrences": 0}, "occurrences must be an int in 1..256"),
+    ({"max_draft": 0}, "max_draft must be in 1..1024"),
+    ({"max_draft": 16.0}, "max_draft must be int or NoneType"),
     ({"occurrences": 4.5}, "occurrences must be int"),
     ({"template_weight": -1}, "template_weight must be finite and >= 0"),
     ({"template_weight": "2"}, "template_weight must be float or int"),
@@ -58,6 +60,19 @@ def test_probability_knobs_reach_the_drafter():
 def test_invalid_files(tmp_path, obj, msg):
     with pytest.raises(ValueError, match=msg):
         load_settings(_cfg(tmp_path, obj))
+
+
+@pytest.mark.parametrize("kw,msg", [
+    ({"alpha": -1.0}, "alpha must be finite and > 0"),
+    ({"occurrences": 300}, "occurrences must be an int in 1..256"),
+    ({"learn": 1}, "learn must be bool"),
+    ({"max_draft": 2000}, "max_draft must be in 1..1024"),
+    ({"corpus": "/nonexistent/x.lkidx"}, "does not exist"),
+])
+def test_settings_made_in_code_are_checked_too(kw, msg):
+    """A script's VllmSettings get the checks a settings file gets (not only once the engine starts)."""
+    with pytest.raises(ValueError, match=msg):
+        VllmSettings(**kw)
 
 
 def test_missing_file():
