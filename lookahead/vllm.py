@@ -67,12 +67,17 @@ class VllmSettings:
         for name, kinds in _TYPES.items():
             v = getattr(self, name)
             if not isinstance(v, kinds) or (isinstance(v, bool) and bool not in kinds):
-                raise ValueError(f"{name} must be {' or '.join(t.__name__ for t in kinds)}, got {v!r}")
+                raise ValueError(f"{name} must be {_json_kinds(kinds)}, got {v!r}")
         if self.max_draft is not None:
             _check_budget(self.max_draft)
         if self.corpus and not os.path.exists(self.corpus):
             raise ValueError(f"corpus {self.corpus!r} does not exist; build it with `lookahead index build`")
-        self.drafter_config()  # the ranges: DrafterConfig checks each knob it is given
+        try:
+            self.drafter_config()  # the ranges: DrafterConfig checks each knob it is given
+        except ValueError as exc:  # named as a setting (the same name), with what null means here
+            msg = str(exc).replace("DrafterConfig.", "", 1)
+            hint = " (or null: by the step's number of drafting rows)" if msg.startswith("min_prob") else ""
+            raise ValueError(msg + hint) from None
 
     def drafter_config(self):
         """The DrafterConfig of the proposer's drafter (min_prob unset: one drafting row's floor; the proposer
@@ -85,6 +90,13 @@ class VllmSettings:
 _TYPES = {"corpus": (str, type(None)), "learn": (bool,), "memory_tokens": (int,), "tree": (bool,),
           "max_draft": (int, type(None)), "min_prob": (float, int, type(None)), "alpha": (float, int),
           "normalize": (bool,), "occurrences": (int,), "template_weight": (float, int)}
+
+
+def _json_kinds(kinds):
+    """The JSON names of a setting's Python types ("a number or null")."""
+    names = {str: "a string", bool: "true or false", int: "an integer", type(None): "null"}
+    said = ["a number" if float in kinds else names[int]] if int in kinds else []
+    return " or ".join(said + [names[t] for t in kinds if t not in (int, float)])
 
 
 def load_settings(environ=None):

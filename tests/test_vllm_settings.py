@@ -1,11 +1,12 @@
 """LOOKAHEAD_VLLM_CONFIG validation and row tracking of the proposer, without starting an engine."""
 import json
+from dataclasses import fields
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
-from lookahead.vllm import AUTO_MIN_PROB, ENV, LookaheadProposer, VllmSettings, auto_min_prob, load_settings
+from lookahead.vllm import _TYPES, AUTO_MIN_PROB, ENV, LookaheadProposer, VllmSettings, auto_min_prob, load_settings
 
 
 def _cfg(tmp_path, obj):
@@ -39,20 +40,20 @@ def test_probability_knobs_reach_the_drafter():
 
 @pytest.mark.parametrize("obj,msg", [
     ({"memory_tokenz": 1}, "unknown setting"),
-    ({"learn": "yes"}, "learn must be bool"),
+    ({"learn": "yes"}, "learn must be true or false"),
     ({"memory_tokens": -5}, "memory_tokens must be an int in 0.."),
-    ({"memory_tokens": True}, "memory_tokens must be int"),
-    ({"min_prob": 1.5}, "min_prob must be in"),
-    ({"min_prob": "0.5"}, "min_prob must be"),
+    ({"memory_tokens": True}, "memory_tokens must be an integer, got True"),
+    ({"min_prob": 1.5}, r"min_prob must be in .* \(or null: by the step's number of drafting rows\)"),
+    ({"min_prob": "0.5"}, "min_prob must be a number or null, got '0.5'"),
     ({"alpha": 0}, "alpha must be finite and > 0"),
-    ({"alpha": "3"}, "alpha must be float or int"),
-    ({"normalize": 1}, "normalize must be bool"),
+    ({"alpha": "3"}, "alpha must be a number, got '3'"),
+    ({"normalize": 1}, "normalize must be true or false"),
     ({"occurrences": 0}, "occurrences must be an int in 1..256"),
     ({"max_draft": 0}, "max_draft must be in 1..1024"),
-    ({"max_draft": 16.0}, "max_draft must be int or NoneType"),
-    ({"occurrences": 4.5}, "occurrences must be int"),
+    ({"max_draft": 16.0}, "max_draft must be an integer or null, got 16.0"),
+    ({"occurrences": 4.5}, "occurrences must be an integer"),
     ({"template_weight": -1}, "template_weight must be finite and >= 0"),
-    ({"template_weight": "2"}, "template_weight must be float or int"),
+    ({"template_weight": "2"}, "template_weight must be a number"),
     ({"corpus": "/nonexistent/x.lkidx"}, "does not exist"),
     ("{not json", "not valid JSON"),
     ("[1, 2]", "JSON object"),
@@ -65,7 +66,7 @@ def test_invalid_files(tmp_path, obj, msg):
 @pytest.mark.parametrize("kw,msg", [
     ({"alpha": -1.0}, "alpha must be finite and > 0"),
     ({"occurrences": 300}, "occurrences must be an int in 1..256"),
-    ({"learn": 1}, "learn must be bool"),
+    ({"learn": 1}, "learn must be true or false"),
     ({"max_draft": 2000}, "max_draft must be in 1..1024"),
     ({"corpus": "/nonexistent/x.lkidx"}, "does not exist"),
 ])
@@ -73,6 +74,11 @@ def test_settings_made_in_code_are_checked_too(kw, msg):
     """A script's VllmSettings get the checks a settings file gets (not only once the engine starts)."""
     with pytest.raises(ValueError, match=msg):
         VllmSettings(**kw)
+
+
+def test_every_setting_has_its_json_types():
+    """A setting added to VllmSettings without its types in _TYPES would go unchecked."""
+    assert set(_TYPES) == {f.name for f in fields(VllmSettings)}
 
 
 def test_missing_file():
