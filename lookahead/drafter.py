@@ -121,8 +121,9 @@ class Drafter:
             if scratch_cols(budget, c.occurrences) > self._scratch[1].shape[1]:
                 self._scratch = scratch(budget, c.occurrences)
                 self._retable()
+            backoff = (1 if self.tree else 0) if c.backoff is None else c.backoff
             p = np.array([budget, self.tree, c.occurrences, c.min_prob, c.alpha, c.half_len, c.window,
-                          c.backoff, c.power, c.self_weight, c.normalize, c.copy_weight, c.analogy_weight,
+                          backoff, c.power, c.self_weight, c.normalize, c.copy_weight, c.analogy_weight,
                           c.value_ends, c.response_start, c.template_weight, c.backoff_ratio, c.backoff_depth],
                          np.float64)
             p = self._params[budget] = (p, address_of(p))

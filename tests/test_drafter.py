@@ -523,6 +523,7 @@ def test_copy_returns_to_the_template_after_a_copied_value():
                                       ({"alpha": 0.0}, "alpha"), ({"alpha": float("inf")}, "alpha"),
                                       ({"half_len": -1.0}, "half_len"), ({"window": 0}, "window"),
                                       ({"backoff": 5}, "backoff"), ({"backoff": -1}, "backoff"),
+                                      ({"backoff": 1.0}, "backoff"),
                                       ({"power": float("nan")}, "power"), ({"self_weight": -2.0}, "self_weight"),
                                       ({"occurrences": True}, "occurrences"), ({"min_prob": "0.5"}, "min_prob"),
                                       ({"memory_tokens": -1}, "memory_tokens"),
@@ -577,11 +578,14 @@ def test_backoff_ratio_skips_much_shorter_contexts(tree):
     prompt = [5] + long + [20, 11, 50, 21, 11, 50, 22, 11, 50, 23] + long
 
     def draft(**kw):
+        kw.setdefault("backoff", 1)
         d = Drafter(max_draft=8, tree=tree, learn=False, config=DrafterConfig(copy_weight=0.0, **kw))
         x = d.propose(d.begin(prompt))
         return x.tokens.tolist(), x.parents.tolist(), x.probs.tolist()
 
     no_backoff = draft(backoff=0)
+    # by default a tree reads one shorter context and a chain none
+    assert draft(backoff=None, backoff_ratio=0.0) == (draft(backoff_ratio=0.0) if tree else no_backoff)
     assert draft(backoff_ratio=0.5) == no_backoff
     assert draft(backoff_ratio=0.0) != no_backoff  # the shorter context's occurrences weigh in
     assert draft(backoff_ratio=0.0)[0][0] == no_backoff[0][0] == 20
