@@ -23,9 +23,10 @@ class DrafterConfig:
     window: int = 256           # tokens re-matched when a cursor into a new memory segment is created
     backoff: int = None         # shorter contexts (suffix-link ancestors) also drafted from, per tier (0..4),
                                 # while the longer one occurs fewer than `occurrences` times. None: 1 for a
-                                # tree, 0 for a chain (which follows the heaviest path, and the shorter
-                                # contexts' light occurrences seldom change it: chain tau -0.0 to -0.5%, tree
-                                # -0.3 to -1.9% without them; a chain's proposal 30% cheaper)
+                                # tree, 0 for a chain, which follows the heaviest path: the shorter contexts'
+                                # light occurrences seldom change it (without them chain tau moves -0.5% to
+                                # +0.0%, tree tau -0.1% to -1.9%), and reading them is a third of a chain's
+                                # proposal
     backoff_ratio: float = 0.1  # ... and is at least this fraction of the longest match's length (0 = any):
                                 # a tenth as long weighs 1% (power 2), reading it cost a fifth of a proposal
     backoff_depth: int = 8      # tokens read after each occurrence of a shorter context (a longest match's: all
