@@ -15,6 +15,7 @@ from .index import Arena, Memory, as_token_ids, new_automaton, text_of
 from .index.address import K_EXT, address_of, address_table, append_at, propose_at, step_at
 from .index.propose import propose_batch, scratch, scratch_cols, step_batch
 from .index.corpus import CorpusIndex, load_corpus
+from .index.entry import entry_point
 from .index._layout import H_N_TX, H_NOSUB, H_PE, H_SIZE, SEP
 from .config import DrafterConfig
 from .draft import _CHAINS, MAX_DRAFT_LIMIT, Draft, _check_budget, _new_draft, _view
@@ -60,6 +61,12 @@ class Drafter:
         self._slab_n = 0
         self._src = {}  # budget -> the Draft source tuple of the current slab
         self._refresh_tiers()
+        # the single-request calls without numba's dispatcher (index/entry.py): their arguments are always of
+        # these types (token ids: a contiguous int32 array, as _ids and step make sure)
+        ids = np.zeros(1, np.int32)
+        self._append_at = entry_point(append_at, self._tab, 0, ids, 0, 0)
+        self._propose_at = entry_point(propose_at, self._tab, 0, 0, 0)
+        self._step_at = entry_point(step_at, self._tab, 0, ids, 0, 0, 0)
 
     # -- tiers -------------------------------------------------------------------------------------
     def _refresh_tiers(self):
@@ -141,8 +148,8 @@ class Drafter:
         as_token_ids(toks.astype(np.int64), "token_ids", self.vocab_size or 2**31)
 
     def _append_slot(self, slot, toks, vocab=None):
-        grown, ok = append_at(self._table(), self.arena.addr[slot], toks, self.config.window,
-                              self._vocab if vocab is None else vocab)
+        grown, ok = self._append_at(self._table(), self.arena.addr[slot], toks, self.config.window,
+                                    self._vocab if vocab is None else vocab)
         if not ok:  # an id out of range
             self._name_bad_id(toks)
         if grown is not None:
@@ -205,13 +212,13 @@ class Drafter:
         budget = self.max_draft if max_draft is None else _check_budget(max_draft)
         p_addr = self._knobs(budget)[1]
         at = self._carve(budget)
-        n = propose_at(self._table(), self.arena.addr[slot], p_addr, self._slab_addr + 4 * at)
+        n = self._propose_at(self._table(), self.arena.addr[slot], p_addr, self._slab_addr + 4 * at)
         return self._draft(at, n, budget)
 
     def step(self, h, token_ids, max_draft=None):
         """append(h, token_ids) then propose(h), in one native call: the cheapest per-step path."""
-        # _slot, _ids, _carve and _table written out for their common case: a step's Python part (~1.2 us)
-        # is a third of it, and each method call is ~60 ns of that
+        # _slot, _ids, _carve, _table and _draft written out for their common case: a step's Python part is about
+        # as long as its native part at a 1k-token context (~1 us each), and each method call is ~60 ns of it
         try:
             slot = self._requests[h][0]
         except (KeyError, TypeError):
@@ -219,7 +226,8 @@ class Drafter:
         t = token_ids
         toks = t if (type(t) is np.ndarray and t.dtype is _I32 and t.strides == _STRIDE) else \
             as_token_ids(t, "token_ids", self.vocab_size)
-        budget = self.max_draft if max_draft is None else _check_budget(max_draft)
+        budget = max_draft if type(max_draft) is int and 0 < max_draft <= MAX_DRAFT_LIMIT else \
+            self.max_draft if max_draft is None else _check_budget(max_draft)
         p = self._params.get(budget) or self._knobs(budget)
         at = self._slab_at
         if at + 3 * budget > self._slab_n:
@@ -227,12 +235,21 @@ class Drafter:
         else:
             self._slab_at = at + 3 * budget
         tab = self._tab if self.memory.changes == self._tab_changes else self._table()
-        grown, n = step_at(tab, self.arena.addr[slot], toks, p[1], self._slab_addr + 4 * at, self._vocab)
+        arena = self.arena
+        grown, n = self._step_at(tab, arena.addr[slot], toks, p[1], self._slab_addr + 4 * at, self._vocab)
         if n < 0:
             self._name_bad_id(toks)
         if grown is not None:
-            self.arena.set(slot, grown)
-        return self._draft(at, n, budget)
+            arena.set(slot, grown)
+        slab = self._slab
+        d = _new_draft(Draft)
+        d._src = self._src.get(budget) or self._source(budget)
+        d._o = at
+        d._e = at + n
+        d._t = slab[at:at + n]
+        d._p = slab[at + budget:at + budget + n] if self.tree else _CHAINS[n]
+        d._q = None
+        return d
 
     def _carve(self, budget):
         """The offset of the next unused int32 [3 * budget] piece of the slab (a single-request draft's own

@@ -332,6 +332,46 @@ def test_step_equals_append_then_propose():
         assert x.tokens.tolist() == y.tokens.tolist() and x.parents.tolist() == y.parents.tolist()
 
 
+def _odd_int32_arrays(a):
+    """a (int32) as arrays numba types differently from a plain one: read-only, misaligned, big-endian,
+    strided."""
+    ro = a.copy()
+    ro.setflags(write=False)
+    mis = np.frombuffer(b"\0" + a.tobytes(), np.int32, offset=1)  # read-only too
+    wide = np.zeros(2 * len(a), np.int32)
+    wide[::2] = a
+    return {"read-only": ro, "misaligned": mis, "big-endian": a.astype(">i4"), "strided": wide[::2]}
+
+
+def test_odd_id_arrays_draft_alike_and_compile_nothing():
+    """The single-request calls skip numba's dispatcher (index/entry.py): ids of any int32 layout must reach
+    the one compiled version (a dispatcher would compile another per layout, for minutes) and give the same
+    drafts as a plain array."""
+    from lookahead.index.address import append_at, propose_at, step_at
+
+    rng = np.random.default_rng(11)
+    s = rng.integers(0, 6, 120).astype(np.int32)
+    plain = Drafter(max_draft=8, tree=True)
+    hp = plain.begin(s[:60])
+    compiled = [len(f.signatures) for f in (append_at, propose_at, step_at)]
+    odd = {}
+    for name in _odd_int32_arrays(s[:4]):
+        d = Drafter(max_draft=8, tree=True)
+        odd[name] = (d, d.begin(_odd_int32_arrays(s[:60])[name]))
+    for i in range(60, 120, 4):
+        want = plain.step(hp, s[i:i + 2])
+        plain.append(hp, s[i + 2:i + 4])
+        for name, (d, h) in odd.items():
+            got = d.step(h, _odd_int32_arrays(s[i:i + 2])[name])
+            assert got.tokens.tolist() == want.tokens.tolist(), name
+            assert got.parents.tolist() == want.parents.tolist(), name
+            d.append(h, _odd_int32_arrays(s[i + 2:i + 4])[name])
+    for name, (d, h) in odd.items():
+        assert d.tokens(h).tolist() == plain.tokens(hp).tolist(), name
+        assert d.propose(h).tokens.tolist() == plain.propose(hp).tokens.tolist(), name
+    assert [len(f.signatures) for f in (append_at, propose_at, step_at)] == compiled
+
+
 def test_drafts_keep_their_values_after_later_calls():
     """Single-request drafts share preallocated storage: a Draft must not change when later calls (more than
     one slab's worth, with budgets of different sizes) are made."""
