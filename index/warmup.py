@@ -10,7 +10,7 @@ def warmup():
     from .address import address_of, address_table, append_at, propose_at, step_at
     from .cursors import append_tokens
     from .memory import Memory
-    from .propose import propose_batch, scratch, step_batch
+    from .propose import N_PARAMS, propose_batch, scratch, step_batch
     from .paths import _best_paths, best_root_paths
     from .rows import _cut, _gather, _row_keys, _track, cut_lengths, gather_rows, row_keys, track_rows
 
@@ -36,7 +36,9 @@ def warmup():
     if grown is not None:
         arena.set(slot, grown)
     for tree in (0, 1):
-        params = np.array([4, tree, 8, 0.0, 1.0, 4.0, 16, 2, 2.0, 1.0, 0.0, 1.0, 1.0, 1.0, 1.0, 1.0], np.float64)
+        params = np.array([4, tree, 8, 0.0, 1.0, 4.0, 16, 2, 2.0, 1.0, 0.0, 1.0, 1.0, 1.0, 1.0, 1.0, 0.1, 8],
+                          np.float64)
+        assert params.shape == (N_PARAMS,)  # propose_one reads every knob: a shorter array is read past its end
         out = (np.empty((1, 4), np.int32), np.empty((1, 4), np.int32), np.empty((1, 4), np.float32),
                np.empty(1, np.int64))
         propose_batch(arena.buffers, np.array([slot], np.int64), ext, params, *out, si, sf)
