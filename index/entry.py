@@ -3,9 +3,11 @@
 A call through a numba dispatcher first resolves the arguments' types and looks the compiled version up; for
 the six arguments of address.step_at that is ~0.12 of the call's ~0.28 us, and a single request's step (append
 one token + propose) costs ~1 us natively. The compiled version's own CPython entry point converts the arguments
-just as the dispatcher's call does, but checks only that arrays are arrays: the caller must pass exactly the
-types it was resolved for (the same dtypes, dimensions and layouts; Python ints for ints), and falls back to the
-dispatcher for anything else.
+as the dispatcher's call does, but checks less: it refuses an array of another dtype (TypeError), while a 2-D
+array where a 1-D one was compiled for crashes the process. So the caller passes exactly the types it resolved
+the entry point for (the same dtypes, dimensions and layouts; Python ints for ints) and converts anything else
+first (the Drafter: as_token_ids, which returns a contiguous 1-D int32 array). Flags are not part of that: a
+read-only or misaligned array of the same layout is read as the dispatcher's own version for it would read it.
 """
 from numba import typeof
 

@@ -372,6 +372,18 @@ def test_odd_id_arrays_draft_alike_and_compile_nothing():
     assert [len(f.signatures) for f in (append_at, propose_at, step_at)] == compiled
 
 
+def test_int32_arrays_of_the_wrong_shape_are_refused_before_the_native_call():
+    """The entry points check no dimensions (a 2-D array where a 1-D one was compiled for crashes the process):
+    every call must refuse one first."""
+    d = Drafter(max_draft=4)
+    h = d.begin([1, 2, 3])
+    for bad in (np.array([[4, 5]], np.int32), np.array([[4], [5]], np.int32), np.array(4, np.int32)):
+        for call in (lambda: d.step(h, bad), lambda: d.append(h, bad), lambda: d.begin(bad)):
+            with pytest.raises(TypeError, match="1-D"):
+                call()
+    assert d.tokens(h).tolist() == [1, 2, 3]
+
+
 def test_drafts_keep_their_values_after_later_calls():
     """Single-request drafts share preallocated storage: a Draft must not change when later calls (more than
     one slab's worth, with budgets of different sizes) are made."""
