@@ -18,8 +18,15 @@ memory.py      cross-request memory with a token budget
 corpus.py      static corpus indexes: build, save, mmap load, merge
 validate.py    token-id checks with errors that name the fix
 warmup.py      compiles (or loads from cache) every native function, and checks that it did
+stale.py       drops numba's cached code when any source file here changed (numba checks only the defining one)
 """
-from .arena import Arena
+import os as _os
+
+from .stale import drop_stale_cache as _drop_stale_cache
+
+_drop_stale_cache(_os.path.dirname(_os.path.abspath(__file__)))  # before any module below loads cached code
+
+from .arena import Arena  # noqa: E402
 from .automaton import extend_many, find_state, match_step, new_automaton, occurrences, self_cursor, text_of
 from .corpus import (CorpusIndex, IndexFileError, build_corpus, load_corpus, merge_corpora,
                      vocab_fingerprint)
