@@ -7,11 +7,14 @@ cursors.py     a request's match cursors into other automata; appending tokens
 pointer.py     a request's copy pointer: where in its own text it is copying from
 analogy.py     where a filled-in value comes from, by analogy with earlier values
 value_end.py   where copied values end and the template resumes
+template.py    what followed a key in memory or a corpus, resumed after the value the request just wrote
 substitute.py  tokens the output consistently writes in place of an input token
 trie.py        the draft trie: continuations merged with weights, emitted as a chain or tree
 opening.py     a response's first draft: how earlier responses opened
 propose.py     drafts from a request's automaton and external ones (memory, corpus), batched
 address.py     single-request calls that receive their arrays as addresses (the cheapest per-step path)
+entry.py       a compiled function's own entry point for one signature (no dispatcher on the hot path)
+borrow.py      array views that hold no reference (no reference counting in hot loops)
 paths.py       best root paths of a batch of tree drafts (for chain verifiers)
 rows.py        an engine's token table: content keys of its rows, their new tokens
 memory.py      cross-request memory with a token budget
