@@ -8,7 +8,10 @@ text is the prompt's data, not an answer. How earlier responses began is a bette
     recent_openings: after a raw prompt, whose end matches nothing useful, the openings of the newest
                    responses recorded in memory (_layout.H_OPEN) join the first draft;
     start_splice:  an opening token (a code fence) is often where the response starts copying the input (the
-                   code block the prompt quoted): the input's text after it joins the draft under that token.
+                   code block the prompt quoted): the input's text after it joins the draft under that token;
+    agreed_opening, only_root: when the newest responses recorded in memory all opened with that token, the
+                   first draft drafts no other (a tree spent about a third of its first draft on the prompt's
+                   own continuation, which an answer does not open with).
 """
 from numba import njit
 
@@ -93,3 +96,33 @@ def start_splice(b, x, occ, self_w, depth, t_tok, t_par, t_child, t_sib, t_w, oc
         if occbuf[j] >= 1:
             nn = insert(b, occbuf[j] - 1, w, depth, t_tok, t_par, t_child, t_sib, t_w, nn)
     return nn
+
+
+@njit(cache=True, inline="always")
+def agreed_opening(mb, x):
+    """Whether the response starts recorded in memory segment mb (_layout.H_OPEN), at least two, all opened
+    with token x."""
+    k = 0
+    for i in range(N_OPEN):
+        s = mb[H_OPEN + i] - 1
+        if 0 <= s < mb[H_N_TX]:
+            if mb[mb[H_OFF_TX] + s] != x:
+                return False
+            k += 1
+    return k >= 2
+
+
+@njit(cache=True, inline="always")
+def only_root(x, t_tok, t_child, t_sib, t_w):
+    """Unlinks the root's children other than the one with token x (when there is one), taking their weight
+    off the root's, so x's subtree is drafted as before and nothing else is."""
+    keep = child_of(0, x, t_tok, t_child, t_sib)
+    if keep == -1:
+        return
+    c = t_child[0]
+    while c != -1:
+        if c != keep:
+            t_w[0] -= t_w[c]
+        c = t_sib[c]
+    t_child[0] = keep
+    t_sib[keep] = -1

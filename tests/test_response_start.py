@@ -124,3 +124,29 @@ def test_memory_records_where_responses_start():
     d.append(h, list(range(5000, 5250)))
     d.end(h)
     assert d.memory.openings() == []
+
+
+def _first_roots(answers_open_with):
+    """The roots of a tree's first draft for each request of _requests, where answer i opens with
+    answers_open_with[i] instead of the fence (None: the fence)."""
+    d = Drafter(max_draft=16, tree=True)
+    roots = []
+    for (prompt, answer), other in zip(_requests(len(answers_open_with)), answers_open_with):
+        if other is not None:
+            answer = [other] + answer[1:]
+        h = d.begin(prompt)
+        dr = d.propose(h)
+        roots.append(sorted(int(t) for t, p in zip(dr.tokens, dr.parents) if p == -1))
+        d.append(h, answer)
+        d.end(h)
+    return roots
+
+
+def test_a_first_draft_keeps_only_the_opening_every_recorded_answer_had():
+    # the prompt's own text goes on after its fence with "python" (its quoted block's opening): a tree's first
+    # draft keeps that branch beside the fence while memory has recorded one answer, none once two answers
+    # both opened with the fence
+    assert _first_roots([None] * 5)[1:] == [sorted([FENCE, LANG])] + [[FENCE]] * 3
+    # an answer that opened otherwise (among the newest N_OPEN recorded) keeps the other roots drafted
+    roots = _first_roots([None, 77, None, None, None])
+    assert all(r != [FENCE] for r in roots[2:2 + N_OPEN - 1]), roots
