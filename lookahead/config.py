@@ -45,7 +45,8 @@ class DrafterConfig:
     substitute: bool = True     # learn tokens the output writes in place of an input token (a rename, a
                                 # re-indent) and draft copies of the input with them (index/substitute.py)
     value_ends: bool = True     # learn where values copied from the input end and the template resumes, and
-                                # fork drafts of a value back to the template there (index/value_end.py)
+                                # fork drafts of a value back to the template there (index/value_end.py);
+                                # with learn, a finished request's well-voted pairs start the next one's
     response_start: bool = True  # a response's first draft: the opening earlier responses began with (a code
                                  # fence), then the input from where that opening occurs in it (the code block
                                  # the prompt quoted); the request's text gets no extra weight there. The

@@ -16,6 +16,7 @@ from .index.address import K_EXT, address_of, address_table, append_at, propose_
 from .index.propose import propose_batch, scratch, scratch_cols, step_batch
 from .index.corpus import CorpusIndex, load_corpus
 from .index.entry import entry_point
+from .index.value_end import carried_ends, seed_ends
 from .index._layout import H_N_TX, H_NOSUB, H_PE, H_SIZE, SEP
 from .config import DrafterConfig
 from .draft import _CHAINS, MAX_DRAFT_LIMIT, Draft, _check_budget, _new_draft, _view
@@ -51,6 +52,7 @@ class Drafter:
         self.vocab_size = vocab_size
         self._vocab = int(vocab_size or 0)
         self._requests = {}  # handle -> [slot, start of the prompt in the request's text]
+        self._ends = None  # the last finished request's well-voted value ends (index/value_end.py), or None
         self._handles = itertools.count(1)
         self._params = {}  # budget -> (knobs float64 [N_PARAMS], their address)
         self._scratch = scratch(MAX_DRAFT_LIMIT if self.max_draft > 64 else 64, c.occurrences)
@@ -175,6 +177,8 @@ class Drafter:
         b = self.arena[slot]
         b[H_PE] = b[H_N_TX]  # the input ends here: substitutions rewrite only text before it, values come from it
         b[H_NOSUB] = not self.config.substitute
+        if self._ends is not None:
+            seed_ends(b, self._ends)
         return h
 
     def append(self, h, token_ids):
@@ -185,9 +189,12 @@ class Drafter:
             self._append_slot(slot, toks)
 
     def end(self, h):
-        """Finishes request h; with learn=True its prompt and output join cross-request memory."""
+        """Finishes request h; with learn=True its prompt and output join cross-request memory, and the value
+        ends it learned well (index/value_end.py) start the next request's."""
         slot = self._slot(h)
         _, start = self._requests.pop(h)
+        if self.learn and self.config.value_ends:
+            self._ends = carried_ends(self.arena[slot])
         if self.learn and self.memory.budget > 0:
             b = self.arena[slot]
             try:
