@@ -43,7 +43,8 @@ class DrafterConfig:
     analogy_weight: float = 8.0  # weight of where a value analogous to an earlier one is copied from, after
                                  # the text broke off from the earlier one (index/analogy.py); 0 = off
     substitute: bool = True     # learn tokens the output writes in place of an input token (a rename, a
-                                # re-indent) and draft copies of the input with them (index/substitute.py)
+                                # re-indent) and draft copies of the input with them (index/substitute.py);
+                                # with learn, a finished request's confirmed pairs start the next one's
     value_ends: bool = True     # learn where values copied from the input end and the template resumes, and
                                 # fork drafts of a value back to the template there (index/value_end.py);
                                 # with learn, a finished request's well-voted pairs start the next one's

@@ -16,6 +16,7 @@ from .index.address import K_EXT, address_of, address_table, append_at, propose_
 from .index.propose import propose_batch, scratch, scratch_cols, step_batch
 from .index.corpus import CorpusIndex, load_corpus
 from .index.entry import entry_point
+from .index.substitute import carried_substitutions, seed_substitutions
 from .index.value_end import carried_ends, seed_ends
 from .index._layout import H_N_TX, H_NOSUB, H_PE, H_SIZE, SEP
 from .config import DrafterConfig
@@ -52,7 +53,9 @@ class Drafter:
         self.vocab_size = vocab_size
         self._vocab = int(vocab_size or 0)
         self._requests = {}  # handle -> [slot, start of the prompt in the request's text]
-        self._ends = None  # the last finished request's well-voted value ends (index/value_end.py), or None
+        # what the last finished request learned well, which starts the next one's: value ends
+        # (index/value_end.py) and substitutions (index/substitute.py), or None
+        self._ends = self._subs = None
         self._handles = itertools.count(1)
         self._params = {}  # budget -> (knobs float64 [N_PARAMS], their address)
         self._scratch = scratch(MAX_DRAFT_LIMIT if self.max_draft > 64 else 64, c.occurrences)
@@ -179,6 +182,8 @@ class Drafter:
         b[H_NOSUB] = not self.config.substitute
         if self._ends is not None:
             seed_ends(b, self._ends)
+        if self._subs is not None:
+            seed_substitutions(b, self._subs)
         return h
 
     def append(self, h, token_ids):
@@ -190,11 +195,13 @@ class Drafter:
 
     def end(self, h):
         """Finishes request h; with learn=True its prompt and output join cross-request memory, and the value
-        ends it learned well (index/value_end.py) start the next request's."""
+        ends and substitutions it learned well start the next request's."""
         slot = self._slot(h)
         _, start = self._requests.pop(h)
-        if self.learn and self.config.value_ends:
-            self._ends = carried_ends(self.arena[slot])
+        if self.learn:
+            b = self.arena[slot]
+            self._ends = carried_ends(b) if self.config.value_ends else None
+            self._subs = carried_substitutions(b) if self.config.substitute else None
         if self.learn and self.memory.budget > 0:
             b = self.arena[slot]
             try:

@@ -13,3 +13,25 @@ def greedy_tau(d, prompt, out):
         pos += adv
         steps += 1
     return len(out) / steps, h
+
+
+def session_steps(tokenizer, session, forget=None):
+    """Target steps of a greedy replay of one session of the public multi_turn workload (its requests in order,
+    through one Drafter). forget: a Drafter attribute set to None after each request, so that what it holds
+    does not reach the next request (the control of a test of carrying it)."""
+    import numpy as np
+
+    from lookahead import Drafter
+    from lookahead.bench.workloads import load_workload
+
+    recs = [r for r in load_workload("multi_turn", tokenizer) if r["session"].endswith(session)]
+    assert recs, session
+    d = Drafter(max_draft=16)
+    steps = 0
+    for r in recs:
+        tau, h = greedy_tau(d, r["prompt_ids"], np.asarray(r["output_ids"], np.int32))
+        steps += round(len(r["output_ids"]) / tau)
+        d.end(h)
+        if forget:
+            setattr(d, forget, None)
+    return steps

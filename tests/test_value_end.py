@@ -8,7 +8,7 @@ from lookahead.index._layout import H_PE, H_VE, N_VE, VE_W
 from lookahead.index.automaton import extend_many, new_automaton
 from lookahead.index.value_end import CARRY_VOTES, WINDOW, carried_ends, learn_end, seed_ends, value_end
 from lookahead.bench.replay import accepted_length
-from greedy import greedy_tau
+from greedy import greedy_tau, session_steps
 from reference_index import ref_learn_end, ref_value_end
 
 
@@ -193,20 +193,7 @@ def test_a_finished_requests_well_voted_value_ends_start_the_next_one():
 
 
 def test_carried_value_ends_save_steps_in_a_session_of_templated_requests(tokenizer):
-    """A session of the public multi_turn workload (eight package records to JSON, one after another)."""
-    from lookahead.bench.workloads import load_workload
-
-    recs = [r for r in load_workload("multi_turn", tokenizer) if r["session"].endswith("apt-libguestfs")]
-    assert len(recs) == 8
-    steps = {}
-    for carry in (True, False):
-        d = Drafter(max_draft=16)
-        steps[carry] = 0
-        for r in recs:
-            tau, h = greedy_tau(d, r["prompt_ids"], np.asarray(r["output_ids"], np.int32))
-            steps[carry] += round(len(r["output_ids"]) / tau)
-            d.end(h)
-            if not carry:
-                d._ends = None
+    """A session of the public multi_turn workload (8 package records to JSON, one after another)."""
+    carried, forgotten = (session_steps(tokenizer, "apt-libguestfs", f) for f in (None, "_ends"))
     # measured: 972 steps against 990
-    assert steps[True] < 0.99 * steps[False], steps
+    assert carried < 0.99 * forgotten, (carried, forgotten)
