@@ -202,12 +202,11 @@ class Drafter:
             b = self.arena[slot]
             self._ends = carried_ends(b) if self.config.value_ends else None
             self._subs = carried_substitutions(b) if self.config.substitute else None
-        if self.learn and self.memory.budget > 0:
-            b = self.arena[slot]
-            try:
-                self.memory.add(np.array(text_of(b)[start:]), response_start=int(b[H_PE]) - start)
-            finally:  # a segment may have been dropped or grown even when add failed half-way
-                self._refresh_tiers()
+            if self.memory.budget > 0:
+                try:
+                    self.memory.add(np.array(text_of(b)[start:]), response_start=int(b[H_PE]) - start)
+                finally:  # a segment may have been dropped or grown even when add failed half-way
+                    self._refresh_tiers()
         self.arena.free(slot)
 
     def tokens(self, h):
