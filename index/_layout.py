@@ -67,13 +67,18 @@ SUB_W = 3
 # value ends (value_end.py): N_VE pairs of (1 + an input token where copied values end (0 = none), the token
 # the output writes there instead, a vote count); pairs fill from the first, none is ever emptied
 H_VE = H_SUB + SUB_W * N_SUB
-N_VE = 4
+N_VE = 6
 VE_W = 3
 # the break (pointer.py): 1 + the input position where the last long copy of the input broke off (0 = none),
 # and how many tokens the current run has copied
 H_BRK = H_VE + VE_W * N_VE
 H_RUN = H_BRK + 1
-assert H_RUN < H_SIZE
+# the last draft's fork back to the template (propose.py, read by analogy.follow): 1 + the template position
+# its first source's branch went on from after the value's predicted end (0 = none), and the value's tokens
+# before that end
+H_SPL = H_RUN + 1
+H_SPLM = H_SPL + 1
+assert H_SPLM < H_SIZE
 
 # state fields
 ST_W = 9

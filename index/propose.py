@@ -17,7 +17,7 @@ rescans anything:
 import numpy as np
 from numba import njit
 
-from ._layout import CUR_W, H_AN, H_CP, H_CUR, H_PE, H_VE, N_CUR, SEP
+from ._layout import CUR_W, H_AN, H_CP, H_CUR, H_PE, H_SPL, H_SPLM, H_VE, N_CUR, SEP
 from .borrow import borrow
 from .automaton import extend, extend_many, match_step, recent_occurrences, self_cursor, slen, slink
 from .cursors import append_core, check_ids, cursor_entry
@@ -167,6 +167,8 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff_knobs, power, alpha0, hal
         if not 0 <= b0[H_CP] - 1 < b0[H_PE] <= pr0:
             pr0 = -1
     tier = 0
+    spl = -1  # where the first occurrence's branch goes back to the template (analogy.follow reads it)
+    spl_m = 0
     for q in range(ns):
         if src[4 * q] != tier:  # sources come grouped by tier; a typed List lookup costs ~20 ns, so once each
             tier = src[4 * q]
@@ -190,12 +192,17 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff_knobs, power, alpha0, hal
                     r_end = template_after(b, pr0, t, POINTER_VOTES)
                 if m >= 0 and r_end >= 0:
                     nn = insert_spliced(b, x, m, r_end, w, depth, t_tok, t_par, t_child, t_sib, t_w, nn)
+                    if q == 0 and j == 0:
+                        spl = r_end
+                        spl_m = m
                 else:
                     nn = insert(b, x, w, dq, t_tok, t_par, t_child, t_sib, t_w, nn)
     alpha = alpha_at(Lmax, alpha0, half_len)
     if an_w > 0.0:
         b = b0
         b[H_AN + 1] = occbuf[0] + 1 if src[0] == 0 else 0  # where this draft copies from (analogy.follow)
+        b[H_SPL] = spl + 1 if src[0] == 0 else 0
+        b[H_SPLM] = spl_m
         a = live(b)
         if a >= 0:
             m, r = value_end(b, a, b[H_AN + 2] - 1, depth, 1) if ends and b[H_AN + 3] == 1 else (-1, -1)

@@ -14,7 +14,10 @@ are kept: one NL in the records ends both strings ('",') and numbers (','), and 
 " (" ("libc6 (>= 2.14), libgcc-s1"), so a single pair flipped at nearly every value (templated / multi_turn
 tau, tree: 6.212 / 8.008 with one pair, 6.270 / 8.040 with four; code_edit and completion the same). A new
 pair takes a free entry, else the least voted one, once that has lost its votes (a vote less each time a
-new pair finds no room), so one odd break does not undo a pattern seen many times.
+new pair finds no room), so one odd break does not undo a pattern seen many times. With four entries the
+numbers' pair ("\\n" -> ",", in objects whose strings end '",') kept losing its entry to one-off pairs and
+stayed at one vote; six keep it (templated / multi_turn tau, tree / chain: 6.375 / 6.021 -> 6.421 / 6.083,
+8.279 / 7.922 -> 8.294 / 7.926).
 
 A draft copying a value then forks where the value is predicted to end: at the first input token that is a
 pair's, it goes on with the template, from the first place after where the template was left (at the

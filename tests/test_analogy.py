@@ -3,8 +3,8 @@ import numpy as np
 from hypothesis import given, settings, strategies as st
 
 from lookahead import Drafter, DrafterConfig
-from lookahead.index._layout import H_AN
-from lookahead.index.analogy import POOL, place
+from lookahead.index._layout import H_AN, H_SPL, H_SPLM
+from lookahead.index.analogy import POOL, follow, place
 from lookahead.index.automaton import extend_many, new_automaton, text_of
 from greedy import greedy_tau
 from reference_index import ref_place
@@ -125,3 +125,33 @@ def test_nothing_copied_no_place():
     d.propose(h)
     d.append(h, [77])
     assert d.arena[d._requests[h][0]][H_AN] == 0
+
+
+def test_a_break_after_the_drafted_value_end_is_looked_up_in_the_template():
+    # the last draft copied object 1's first value from record 1 (place d), then forked back to the template
+    # where the value ends (value_end.py: the earlier object's text from r on). The target took the value and
+    # the template and broke off in the next value: its place is looked up from the template, where the
+    # earlier object's value came from record 0, so it is record 1's second value (from the place d, the
+    # input after the value is the record's newline and next key, which no object holds)
+    rng = np.random.default_rng(3)
+    prompt, out = _records(rng, 2)
+    A, B, NL, OPEN, CLOSE, QA, QB, QEND = 1, 2, 4, 5, 6, 7, 8, 9
+    obj0 = out[:out.index(CLOSE) + 1]
+    va1 = out[len(obj0) + 2:out.index(QEND, len(obj0))]
+    vb0 = obj0[obj0.index(QB) + 1:-2]
+    rec1 = [i for i, t in enumerate(prompt) if t == A][1]
+    vb1_at = [i for i, t in enumerate(prompt) if t == B][1] + 3
+    vb1 = prompt[vb1_at:prompt.index(NL, vb1_at)]
+    assert vb1[0] != vb0[0]
+    text = prompt + obj0 + [OPEN, QA] + va1[:1]
+    b = automaton(text)
+    d = rec1 + 3  # va1's first token in record 1
+    r = len(prompt) + obj0.index(QEND)  # the earlier object's text after its first value
+    b[H_AN + 1] = d + 1
+    b[H_SPL] = r + 1
+    b[H_SPLM] = len(va1) - 1
+    added = va1[1:] + [QEND, QB] + vb1[:1]
+    b = extend_many(b, np.asarray(added, np.int32))
+    follow(b, len(added))
+    assert b[H_AN] - 1 == vb1_at  # record 1's second value, whose first token the text now holds
+    assert b[H_SPL] == 0
