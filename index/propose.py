@@ -206,6 +206,9 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff_knobs, power, alpha0, hal
         a = live(b)
         if a >= 0:
             m, r = value_end(b, a, b[H_AN + 2] - 1, depth, 1) if ends and b[H_AN + 3] == 1 else (-1, -1)
+            if b[H_AN + 3] == 1:  # the analogy's own fork, not the first source's (analogy.follow)
+                b[H_SPL] = r + 1 if m >= 0 else 0
+                b[H_SPLM] = m
             if m >= 0:  # a value: both where it is predicted to end and where the input goes on
                 nn = insert_spliced(b, a, m, r, an_w, depth, t_tok, t_par, t_child, t_sib, t_w, nn)
             nn = insert(b, a, an_w, depth, t_tok, t_par, t_child, t_sib, t_w, nn)

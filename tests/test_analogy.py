@@ -127,13 +127,13 @@ def test_nothing_copied_no_place():
     assert d.arena[d._requests[h][0]][H_AN] == 0
 
 
-def test_a_break_after_the_drafted_value_end_is_looked_up_in_the_template():
-    # the last draft copied object 1's first value from record 1 (place d), then forked back to the template
-    # where the value ends (value_end.py: the earlier object's text from r on). The target took the value and
-    # the template and broke off in the next value: its place is looked up from the template, where the
-    # earlier object's value came from record 0, so it is record 1's second value (from the place d, the
-    # input after the value is the record's newline and next key, which no object holds)
-    rng = np.random.default_rng(3)
+def _forked_draft(seed):
+    """An automaton where the last draft copied object 1's first value from record 1 and forked back to the
+    earlier object's text where the value ends (value_end.py), and the tokens the target then took: the rest
+    of the value, the template, and the next value's first token. Returns (b, d, r, m, added, vb1_at, o): d the
+    place in record 1, r the template position after the earlier object's value, m the value's tokens before
+    the fork, vb1_at record 1's second value; o (last) where the template was left at the value's start."""
+    rng = np.random.default_rng(seed)
     prompt, out = _records(rng, 2)
     A, B, NL, OPEN, CLOSE, QA, QB, QEND = 1, 2, 4, 5, 6, 7, 8, 9
     obj0 = out[:out.index(CLOSE) + 1]
@@ -143,15 +143,46 @@ def test_a_break_after_the_drafted_value_end_is_looked_up_in_the_template():
     vb1_at = [i for i, t in enumerate(prompt) if t == B][1] + 3
     vb1 = prompt[vb1_at:prompt.index(NL, vb1_at)]
     assert vb1[0] != vb0[0]
-    text = prompt + obj0 + [OPEN, QA] + va1[:1]
-    b = automaton(text)
+    b = automaton(prompt + obj0 + [OPEN, QA] + va1[:1])
     d = rec1 + 3  # va1's first token in record 1
     r = len(prompt) + obj0.index(QEND)  # the earlier object's text after its first value
+    added = va1[1:] + [QEND, QB] + vb1[:1]
+    return b, d, r, len(va1) - 1, added, vb1_at, len(prompt) + 1
+
+
+def test_a_break_after_the_drafted_value_end_is_looked_up_in_the_template():
+    # the target took the value and the template and broke off in the next value: its place is looked up from
+    # the template, where the earlier object's value came from record 0, so it is record 1's second value (from
+    # the place d, the input after the value is the record's newline and next key, which no object holds)
+    b, d, r, m, added, vb1_at, o = _forked_draft(3)
     b[H_AN + 1] = d + 1
     b[H_SPL] = r + 1
-    b[H_SPLM] = len(va1) - 1
-    added = va1[1:] + [QEND, QB] + vb1[:1]
+    b[H_SPLM] = m
     b = extend_many(b, np.asarray(added, np.int32))
     follow(b, len(added))
     assert b[H_AN] - 1 == vb1_at  # record 1's second value, whose first token the text now holds
     assert b[H_SPL] == 0
+
+
+def test_a_live_value_that_ended_at_the_drafted_fork_goes_on_in_the_template():
+    # the same, with the analogy live at the value (H_AN, a value): the value ends where the draft forked, so
+    # the template is followed from the fork; it breaks off at the next value, which is looked up from there
+    b, d, r, m, added, vb1_at, o = _forked_draft(3)
+    b[H_AN] = d + 1
+    b[H_AN + 2] = o + 1  # the template was left at the earlier object's QA
+    b[H_AN + 3] = 1
+    b[H_SPL] = r + 1
+    b[H_SPLM] = m
+    b = extend_many(b, np.asarray(added, np.int32))
+    follow(b, len(added))
+    assert b[H_AN] - 1 == vb1_at and b[H_AN + 3] == 1
+    # when the text only went on with the template, the template's place is live
+    b, d, r, m, added, vb1_at, o = _forked_draft(3)
+    b[H_AN] = d + 1
+    b[H_AN + 2] = o + 1
+    b[H_AN + 3] = 1
+    b[H_SPL] = r + 1
+    b[H_SPLM] = m
+    b = extend_many(b, np.asarray(added[:-1], np.int32))
+    follow(b, len(added) - 1)
+    assert b[H_AN] - 1 == r + 1 and b[H_AN + 3] == 0  # after QEND QB: the earlier object's QB
