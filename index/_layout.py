@@ -74,8 +74,8 @@ VE_W = 3
 H_BRK = H_VE + VE_W * N_VE
 H_RUN = H_BRK + 1
 # the last draft's fork back to the template (propose.py, read by analogy.follow): 1 + the template position
-# its first source's branch went on from after the value's predicted end (0 = none), and the value's tokens
-# before that end
+# the branch went on from after the value's predicted end (0 = none), and the value's tokens before that end;
+# the branch is the analogy's own while it is in a value, else the first source's
 H_SPL = H_RUN + 1
 H_SPLM = H_SPL + 1
 assert H_SPLM < H_SIZE
