@@ -50,7 +50,7 @@ if __name__ == "__main__":
     ap.add_argument("--model", default=None)
     args = ap.parse_args()
     model, tok = load_model(args.model)
-    drafter = lookahead.Drafter(max_draft=16, tree=True, vocab_size=model.config.vocab_size)
+    drafter = lookahead.Drafter(max_draft=16, tree=True, vocab_size=model.config.vocab_size, tokenizer=tok)
     server = HTTPServer(("127.0.0.1", args.port), make_handler(model, tok, drafter, threading.Lock()))
     print(f"serving on http://127.0.0.1:{args.port}/complete")
     server.serve_forever()

@@ -19,7 +19,7 @@ INSTRUCTION = ("Convert this Debian package record into a JSON object with exact
 
 if __name__ == "__main__":
     model, tok = load_model()
-    drafter = lookahead.Drafter(max_draft=16, tree=True, vocab_size=model.config.vocab_size)
+    drafter = lookahead.Drafter(max_draft=16, tree=True, vocab_size=model.config.vocab_size, tokenizer=tok)
     for rec in RECORDS:
         out = lookahead.generate(model, INSTRUCTION + rec, tokenizer=tok, chat=True, drafter=drafter,
                                  max_new_tokens=120)[0]

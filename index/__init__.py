@@ -9,6 +9,7 @@ analogy.py     where a filled-in value comes from, by analogy with earlier value
 value_end.py   where copied values end and the template resumes
 template.py    what followed a key in memory or a corpus, resumed after the value the request just wrote
 substitute.py  tokens the output consistently writes in place of an input token
+spacing.py     a token's spelling with a leading space (a copied value's first token, from the tokenizer)
 trie.py        the draft trie: continuations merged with weights, emitted as a chain or tree
 opening.py     a response's first draft: how earlier responses opened
 propose.py     drafts from a request's automaton and external ones (memory, corpus), batched
@@ -36,10 +37,11 @@ from .corpus import (CorpusIndex, IndexFileError, build_corpus, load_corpus, mer
 from .memory import Memory
 from .cursors import append_tokens
 from .propose import add_document, propose_batch
+from .spacing import NO_SPACING, spaced_ids
 from .validate import as_token_ids
 from .warmup import warmup
 
 __all__ = ["Arena", "CorpusIndex", "IndexFileError", "Memory", "add_document", "append_tokens", "as_token_ids",
            "build_corpus", "extend_many", "find_state", "load_corpus", "match_step", "merge_corpora",
-           "new_automaton", "occurrences", "propose_batch", "self_cursor", "text_of", "vocab_fingerprint",
-           "warmup"]
+           "new_automaton", "NO_SPACING", "occurrences", "propose_batch", "self_cursor", "spaced_ids", "text_of",
+           "vocab_fingerprint", "warmup"]

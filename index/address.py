@@ -11,7 +11,8 @@ The caller keeps every array named in the table, and the request's automaton, al
 call (the Drafter holds them all), and rebuilds the table whenever one of them is replaced.
 
 Table (int64 [T_SIZE]): the addresses of the five external automata (T_EXT), of the tiers' int64 [2, K_EXT]
-slot / generation table (T_TIERS), of the int32 and float64 work arrays with their shapes (T_SI, T_SF).
+slot / generation table (T_TIERS), of the int32 and float64 work arrays with their shapes (T_SI, T_SF), of the
+int32 spacing map with its length (T_SP, spacing.py).
 """
 import numpy as np
 from numba import carray, njit, types
@@ -27,7 +28,8 @@ T_EXT = 0
 T_TIERS = K_EXT
 T_SI = T_TIERS + 1  # address, rows, columns
 T_SF = T_SI + 3  # address, columns (2 rows)
-T_SIZE = T_SF + 2
+T_SP = T_SF + 2  # address, length
+T_SIZE = T_SP + 2
 
 
 @intrinsic
@@ -62,6 +64,11 @@ def _tiers(tab):
 
 
 @njit(cache=True, inline="always")
+def _spacing(tab):
+    return carray(_voidptr(tab[T_SP]), (tab[T_SP + 1],), np.int32)
+
+
+@njit(cache=True, inline="always")
 def _params(p_addr):
     return carray(_voidptr(p_addr), (N_PARAMS,), np.float64)
 
@@ -72,7 +79,7 @@ def _append(tab, b_addr, tokens, window):
     the external automata)."""
     b = automaton_at(b_addr)
     es = _externals(tab)
-    nb = append_core((b, es[0], es[1], es[2], es[3], es[4]), 0, tokens, _tiers(tab), window)
+    nb = append_core((b, es[0], es[1], es[2], es[3], es[4]), 0, tokens, _tiers(tab), window, _spacing(tab))
     return b, nb, es
 
 
@@ -86,7 +93,7 @@ def _propose_into(b, es, tab, params, out_addr):
     budget = int(params[0])
     out = carray(_voidptr(out_addr), (3 * budget,), np.int32)
     return propose_one((b, es[0], es[1], es[2], es[3], es[4]), 0, _tiers(tab), params, out[:budget],
-                       out[budget:2 * budget], out[2 * budget:].view(np.float32), si, sf)
+                       out[budget:2 * budget], out[2 * budget:].view(np.float32), si, sf, _spacing(tab))
 
 
 @njit(cache=True)
@@ -119,19 +126,23 @@ def step_at(tab, b_addr, tokens, p_addr, out_addr, vocab):
     return (nb if nb.shape[0] != b.shape[0] else None), n
 
 
-def address_table(externals, tiers, scratch_i, scratch_f):
+def address_table(externals, tiers, scratch_i, scratch_f, spacing):
     """The int64 table of the calls above. externals: K_EXT automata (padding with a dummy automaton); tiers:
-    int64 [2, K_EXT] (tuple positions 1..K_EXT in row 0, generations in row 1); scratch_*: propose.scratch."""
+    int64 [2, K_EXT] (tuple positions 1..K_EXT in row 0, generations in row 1); scratch_*: propose.scratch;
+    spacing: int32 [>= 1] (spacing.py)."""
     if len(externals) != K_EXT or tiers.shape != (2, K_EXT) or tiers.dtype != np.int64:
         raise ValueError("address_table needs K_EXT externals and an int64 [2, K_EXT] tier table")
-    for a in (*externals, tiers, scratch_i, scratch_f):
+    for a in (*externals, tiers, scratch_i, scratch_f, spacing):
         if not a.flags.c_contiguous:
             raise ValueError("address_table needs C-contiguous arrays")
     if any(e.dtype != np.int32 for e in externals) or scratch_i.dtype != np.int32 or scratch_f.dtype != np.float64:
         raise ValueError("address_table needs int32 automata, int32 and float64 work arrays (propose.scratch)")
+    if spacing.dtype != np.int32 or spacing.ndim != 1 or spacing.shape[0] == 0:
+        raise ValueError("address_table needs an int32 [>= 1] spacing map (spacing.as_spacing)")
     tab = np.zeros(T_SIZE, np.int64)
     tab[T_EXT:T_EXT + K_EXT] = [address_of(e) for e in externals]
     tab[T_TIERS] = address_of(tiers)
     tab[T_SI:T_SI + 3] = address_of(scratch_i), scratch_i.shape[0], scratch_i.shape[1]
     tab[T_SF:T_SF + 2] = address_of(scratch_f), scratch_f.shape[1]
+    tab[T_SP:T_SP + 2] = address_of(spacing), spacing.shape[0]
     return tab

@@ -30,6 +30,11 @@ is followed from the fork, and a break in it is the next value, looked up there 
 to occur in the template together, the next value's first one included, so the analogy was lost at every
 value: 6.421 / 6.083 -> 6.443 / 6.192, 8.294 / 7.926 -> 8.326 / 7.972; the rest unchanged).
 
+A value copied from a "Key: value" line starts with a token spelled with a leading space there (" pool") and
+without it in the output ('"pool'): the piece after d then occurs in the record only with that spelling, and
+the new value's first token only so. With a spacing map (spacing.py, from the tokenizer) the source may be that
+spelling of the piece and the place's first token may be too.
+
 Cost: up to SRC + CTX hash probes and 2 * POOL occurrences, only where the text breaks off from a copy;
 independent of the context's length.
 """
@@ -39,6 +44,7 @@ from numba import njit
 from ._layout import H_AN, H_N_TX, H_OFF_ST, H_OFF_TX, H_SPL, H_SPLM, S_CLONE, S_LTH, SEP, ST_W
 from .automaton import match_step, occurrences
 from .pointer import agree, backmatch
+from .spacing import same, spaced
 from .value_end import learn_end
 
 SRC = 8       # tokens of a continuation (at most) that identify where it was copied from
@@ -68,27 +74,48 @@ def _repeated(b, v):
     return b[o + S_CLONE] != 0 or b[o + S_LTH] != -1
 
 
+@njit(cache=True, inline="always")
+def _piece(b, d, j, t0, twice):
+    """The longest piece after end position d (up to SRC tokens, the first one t0 in place of d + 1's) that
+    occurs in the text, more than once with `twice` (the piece at d + 1 is one of its occurrences):
+    (its state, its length)."""
+    ot = b[H_OFF_TX]
+    n = b[H_N_TX]
+    v = 0
+    L = 0
+    m = 0
+    for i in range(SRC):
+        t = t0 if i == 0 else b[ot + d + 1 + i]
+        if t == SEP or d + 1 + i >= n - j:
+            break
+        w, L = match_step(b, v, L, t)
+        if L != i + 1 or (twice and not _repeated(b, w)):
+            break
+        v = w
+        m = i + 1
+    return v, m
+
+
 @njit(cache=True)
-def place(b, d, j):
+def place(b, d, j, sp):
     """The analogous place for a break after end position d, the text's last j tokens being the new value's
-    start: the end position whose next j tokens equal those, or -1 (none found)."""
+    start: the end position whose next j tokens equal those (the first one may be its spelling with a
+    leading space: spacing.py, sp), or -1 (none found)."""
     ot = b[H_OFF_TX]
     n = b[H_N_TX]
     if d < 0 or d + 2 >= n - j:
         return -1
     # the source: the earliest occurrence of the longest piece after d (up to SRC tokens) seen twice
-    v = 0
-    L = 0
-    m = 0
-    for i in range(SRC):
-        t = b[ot + d + 1 + i]
-        if t == SEP or d + 1 + i >= n - j:
-            break
-        w, L = match_step(b, v, L, t)
-        if not _repeated(b, w):
-            break
-        v = w
-        m = i + 1
+    v, m = _piece(b, d, j, b[ot + d + 1], True)
+    # or seen once with its first token spelled with a leading space: a value copied from a "Key: value" line
+    # (" pool/main/..." there, '"pool/main/...' in the JSON at d + 1); longer by two, as a piece of the
+    # output's own spelling often occurs once more a few tokens long (the prompt's examples: '"pool/main/')
+    ts = spaced(sp, b[ot + d + 1])
+    if ts >= 0:
+        vs, ms = _piece(b, d, j, ts, False)
+        if ms > m + 1:
+            v = vs
+            m = ms
     if m == 0:
         return -1
     pool = np.empty(POOL, np.int32)
@@ -112,8 +139,8 @@ def place(b, d, j):
         x = pool[i] + 1  # the token after the context
         if x <= s or x >= best or x == d + 1 or x + j >= n - j:
             continue
-        ok = True
-        for q in range(j):
+        ok = j == 0 or same(sp, b[ot + x], b[ot + n - j])
+        for q in range(1, j):
             if b[ot + x + q] != b[ot + n - j + q]:
                 ok = False
                 break
@@ -125,25 +152,25 @@ def place(b, d, j):
 
 
 @njit(cache=True, inline="always")
-def _resume(b, o, j):
+def _resume(b, o, j, sp):
     """The first end position within WINDOW tokens after o where the text's last j tokens occur (followed by
     text), else -1: where the template left at o goes on after the value the target wrote."""
     ot = b[H_OFF_TX]
     n = b[H_N_TX]
     for r in range(o + j, min(o + WINDOW, n - j - 1)):
-        if b[ot + r + 1] != SEP and backmatch(b, r, j) == j:
+        if b[ot + r + 1] != SEP and backmatch(b, r, j, sp) == j:
             return r
     return -1
 
 
 @njit(cache=True, inline="always")
-def _look_up(b, e, k, added):
+def _look_up(b, e, k, added, sp):
     """The text broke off from end position e after k of the `added` tokens: looks for the new value's place
     by analogy and keeps it (with e + k as the template to resume after it); whether one was found."""
     j = added - k
     if j > AFTER:
         return False
-    x = place(b, e + k, j)
+    x = place(b, e + k, j, sp)
     if x < 0:
         return False
     b[H_AN] = x + 1
@@ -153,7 +180,7 @@ def _look_up(b, e, k, added):
 
 
 @njit(cache=True)
-def follow(b, added):
+def follow(b, added, sp):
     """After `added` tokens were appended: moves the analogous place along while the text agrees with it.
     When the text breaks off from a value's place (the value ended), the template left at the value's start
     resumes where the text's new tokens occur in it; when it breaks off from the template's place (else from
@@ -183,15 +210,15 @@ def follow(b, added):
                     b[H_AN + 3] = 0
                     return
                 if k2 > 0:
-                    _look_up(b, r - 1, k2, j)
+                    _look_up(b, r - 1, k2, j, sp)
                     return
             if o >= 0:  # any number of new tokens: a draft that forked at the value's end wrote the template
-                e = _resume(b, o, j)
+                e = _resume(b, o, j, sp)
                 if e >= 0:
                     b[H_AN] = e + 1
                     b[H_AN + 3] = 0
             return
-        if _look_up(b, a, k, added):
+        if _look_up(b, a, k, added, sp):
             return
     if d >= 0:
         k = agree(b, d, added)
@@ -201,6 +228,6 @@ def follow(b, added):
                 # is in the template
                 k2 = agree(b, r - 1, added - k)
                 if k2 < added - k:
-                    _look_up(b, r - 1, k2, added - k)
+                    _look_up(b, r - 1, k2, added - k, sp)
             else:
-                _look_up(b, d, k, added)
+                _look_up(b, d, k, added, sp)

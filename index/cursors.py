@@ -86,23 +86,24 @@ def check_ids(tokens, vocab):
 
 
 @njit(cache=True)
-def append_core(B, slot, tokens, ext, window):
+def append_core(B, slot, tokens, ext, window, sp):
     """Extends request `slot` by tokens and moves its cursors, copy pointer and analogous place; returns its
-    (possibly grown) buffer."""
+    (possibly grown) buffer. sp: the tokens' spellings with a leading space (spacing.py)."""
     # borrowed views below (borrow.py): b owns the buffer while they are used
     tokens = borrow(tokens)
     ext = borrow(ext)
+    sp = borrow(sp)
     b = B[slot]
     k = tokens.shape[0]
     if k > 1:
         # the pointer sees the accepted tokens before the last one: in an engine that one is the target's own
         # (the bonus token), often where the copy breaks, and the text's end may then match nothing at all
         b = extend_many(b, tokens[:k - 1])
-        track(borrow(b), k - 1)
+        track(borrow(b), k - 1, sp)
     b = extend_many(b, tokens[k - 1:])
     bb = borrow(b)
-    track(bb, 1)
-    follow(bb, k)
+    track(bb, 1, sp)
+    follow(bb, k, sp)
     for j in range(ext.shape[1]):
         if ext[1, j] == -1:
             continue
@@ -126,6 +127,6 @@ def append_core(B, slot, tokens, ext, window):
 
 
 @njit(cache=True)
-def append_tokens(B, slot, tokens, ext, window):
+def append_tokens(B, slot, tokens, ext, window, sp):
     """append_core on a typed List, storing the grown buffer back."""
-    B[slot] = append_core(B, slot, tokens, ext, window)
+    B[slot] = append_core(B, slot, tokens, ext, window, sp)

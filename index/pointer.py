@@ -23,14 +23,20 @@ two places, the current run and the one before it:
             matches) ends a run too; right after it, the input after the replaced span is drafted instead
             (resume_after_swap).
 
+With a spacing map (spacing.py), once a value end was seen (a template is being filled: value_end.py), a text
+token agrees with its spelling with a leading space wherever the pointer compares, and going back from the
+output's own text to the input run before it (the input a value came from) may start at that spelling of the
+text's last token alone: a list's next item ('", "lib' after "libc6 (>= 2.14), lib").
+
 Stored in the request automaton's header (H_CP, H_CP + 1, H_BRK: 1 + a position, 0 = none; H_RUN: tokens
 the current run copied), so it travels with the buffer (growth copies the header) and needs no state outside it.
 """
 import numpy as np
 from numba import njit
 
-from ._layout import H_BRK, H_CP, H_N_TX, H_OFF_TX, H_PE, H_RUN, SEP
+from ._layout import H_BRK, H_CP, H_N_TX, H_OFF_TX, H_PE, H_RUN, H_VE, SEP
 from .automaton import occurrences, self_cursor
+from .spacing import same, spaced
 from .substitute import SPAN, forget, learn, mapped
 from .value_end import learn_end
 
@@ -44,40 +50,50 @@ AGREE = 64   # agreement at the pointer is measured up to this many tokens: a bo
 
 
 @njit(cache=True, inline="always")
-def backmatch(b, e, cap):
+def backmatch(b, e, cap, sp):
     """How many tokens (at most cap) agree going back from position e and from the end of the text (input
-    tokens as the output writes them: substitute.py)."""
+    tokens as the output writes them: substitute.py; a token and its spelling with a leading space agree:
+    spacing.py, sp)."""
     ot = b[H_OFF_TX]
     last = ot + b[H_N_TX] - 1
     k = 0
-    while k < cap and k <= e and mapped(b, e - k, b[ot + e - k]) == b[last - k] and b[last - k] != SEP:
+    while k < cap and k <= e and b[last - k] != SEP and same(sp, mapped(b, e - k, b[ot + e - k]), b[last - k]):
         k += 1
     return k
 
 
 @njit(cache=True, inline="always")
-def _resume(b, nxt, need, end):
+def _resume(b, nxt, need, end, sp, spaced_start):
     """The first position before `end` in the WINDOW from run place nxt - 1 that holds the text's last token,
-    agrees with the text's end over `need` tokens and is followed by text; -1 when there is none."""
+    agrees with the text's end over `need` tokens and is followed by text; -1 when there is none. With
+    spaced_start, an input position holding the token's spelling with a leading space is enough by itself
+    (the next item of a list the output writes with other separators: '", "lib' after ' (>= 2.14), lib')."""
     ot = b[H_OFF_TX]
     n = b[H_N_TX]
+    pe = b[H_PE]
     t = b[ot + n - 1]
+    ts = spaced(sp, t) if spaced_start else -1
     for e in range(nxt - 1, min(nxt - 1 + WINDOW, end, n - 1)):
-        if mapped(b, e, b[ot + e]) == t and b[ot + e + 1] != SEP and backmatch(b, e, need) >= need:
+        x = mapped(b, e, b[ot + e])
+        if b[ot + e + 1] == SEP:
+            continue
+        if x == t and backmatch(b, e, need, sp) >= need:
+            return e
+        if x == ts and ts >= 0 and e < pe:
             return e
     return -1
 
 
 @njit(cache=True, inline="always")
-def candidate(b):
+def candidate(b, sp):
     """Where the copy most likely continues from: the current run's place when it holds the context's last
-    token and is followed by text (track() keeps it so), else -1."""
+    token (or its spelling with a leading space) and is followed by text (track() keeps it so), else -1."""
     e = b[H_CP] - 1
     if e < 0:
         return -1
     ot = b[H_OFF_TX]
     n = b[H_N_TX]
-    if e + 1 < n and mapped(b, e, b[ot + e]) == b[ot + n - 1] and b[ot + e + 1] != SEP:
+    if e + 1 < n and same(sp, mapped(b, e, b[ot + e]), b[ot + n - 1]) and b[ot + e + 1] != SEP:
         return e
     return -1
 
@@ -115,14 +131,14 @@ def _heal(b, e):
 
 
 @njit(cache=True, inline="always")
-def resume_at_break(b):
+def resume_at_break(b, sp):
     """Where the input goes on after the last long copy of it broke off (an insertion or a replacement in
     the output): the first place in the WINDOW from the break that holds the text's last token and is
     followed by input; -1 when there is none."""
     brk = b[H_BRK] - 1  # >= 1: a break lies after a copied token
     if brk < 0:
         return -1
-    return _resume(b, brk, 0, b[H_PE] - 1)
+    return _resume(b, brk, 0, b[H_PE] - 1, sp, False)
 
 
 @njit(cache=True, inline="always")
@@ -161,9 +177,11 @@ def _break_off(b, nxt, added):
 
 
 @njit(cache=True)
-def track(b, added):
-    """Moves request b's pointer after `added` tokens were appended to its text."""
+def track(b, added, sp):
+    """Moves request b's pointer after `added` tokens were appended to its text (sp: spacing.py)."""
     v, L = self_cursor(b)
+    if b[H_VE] == 0:  # no value end seen: not a template being filled; tokens compare exactly (code_edit lost
+        sp = sp[:0]   # 0.1% tree when a word and its spaced spelling agreed everywhere)
     nxt = b[H_CP]
     if L == 0:  # nothing matches: keep the places where the runs broke off
         if nxt > 0 and _break_off(b, nxt, added):  # a token never seen ended a long copy
@@ -173,7 +191,7 @@ def track(b, added):
     need = min(L, NEED)
     if nxt > 0:
         e = nxt - 1 + added
-        if e < n - 1 and backmatch(b, e, need) >= need:  # the copy went on
+        if e < n - 1 and backmatch(b, e, need, sp) >= need:  # the copy went on
             b[H_CP] = e + 1
             b[H_RUN] += added
             if b[H_RUN] >= LONG:  # copying again for a while: a break it came back to is healed
@@ -184,7 +202,9 @@ def track(b, added):
         _break_off(b, nxt, added)
     for k in range(2):
         if b[H_CP + k] > 0:
-            e = _resume(b, b[H_CP + k], need, n - 1)
+            # from the output's own text back to the input a value was copied from (k == 1): the next value
+            # may start right after that value, its first token written without the input's space
+            e = _resume(b, b[H_CP + k], need, n - 1, sp, k == 1 and nxt - 1 >= b[H_PE] > b[H_CP + 1] - 1)
             if e >= 0:
                 learn(b, e, SPAN)
                 if k == 1:  # back to the previous run: the current one becomes the previous

@@ -56,7 +56,7 @@ def _pow(x, power):
 
 @njit(cache=True, inline="always")
 def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff_knobs, power, alpha0, half_len, self_w, norm, copy_w, an_w,
-                ends, swap_slot, t_tok, t_par, t_child, t_sib, t_w, occbuf, src, spare, own, keys, nk, tmpl_w):
+                ends, swap_slot, t_tok, t_par, t_child, t_sib, t_w, occbuf, src, spare, own, keys, nk, tmpl_w, sp):
     """Merges continuations of every tier's matched suffix into a weighted trie rooted at node 0.
 
     Per tier, the longest match and then up to `backoff` shorter ones (suffix-link ancestors: the PPM idea,
@@ -77,7 +77,7 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff_knobs, power, alpha0, hal
     swap_slot is the request's own automaton, the input after the span the output's new tokens replaced
     (pointer.resume_after_swap) is drafted, weighing SWAP_W. keys[1:1 + 2 * nk] name (slot, key state) of
     the other automata whose match broke off at a key a few tokens ago: what followed the value's end there
-    weighs tmpl_w, split over the occurrences read (template.py). Returns (nodes, alpha).
+    weighs tmpl_w, split over the occurrences read (template.py). sp: spacing.py. Returns (nodes, alpha).
     """
     backoff, bratio, bdepth = backoff_knobs
     t_tok[0] = -1
@@ -123,21 +123,23 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff_knobs, power, alpha0, hal
                     se = resume_after_swap(sb, extra)
                     if se >= 0:
                         nn = insert(sb, se, SWAP_W[extra], depth, t_tok, t_par, t_child, t_sib, t_w, nn)
-        return nn, alpha_at(0, alpha0, half_len)
+        if not (an_w > 0.0 and live(own) >= 0):
+            return nn, alpha_at(0, alpha0, half_len)
     b = b0
     ce = -1
     cw = 0.0
     if copy_w > 0.0:
-        ce = candidate(b)
+        psp = sp if b[H_VE] != 0 else sp[:0]  # as the pointer compares (pointer.track)
+        ce = candidate(b, psp)
         # where a long copy of the input broke off (pointer.py), unless values copied into a template were
         # seen: there the value ends, not the break, say where the input goes on (templated and multi_turn
         # lose 1.5% with it)
-        be = resume_at_break(b) if b[H_VE] == 0 else -1
+        be = resume_at_break(b, sp) if b[H_VE] == 0 else -1
         if be >= 0 and be != ce:
             nn = insert(b, be, BRK_W, depth, t_tok, t_par, t_child, t_sib, t_w, nn)
         if ce >= 0:
-            cap = min(Lmax, AGREE)
-            cw = copy_w * _pow(backmatch(b, ce, cap) / cap, power)
+            cap = max(1, min(Lmax, AGREE))
+            cw = copy_w * _pow(backmatch(b, ce, cap, psp) / cap, power)
             pr = b[H_CP + 1] - 1
             if ends and ce < b[H_PE] and pr >= b[H_PE]:  # a value copied from the input, the template before it
                 m, r = value_end(b, ce, pr, depth, POINTER_VOTES)
@@ -200,8 +202,8 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff_knobs, power, alpha0, hal
     alpha = alpha_at(Lmax, alpha0, half_len)
     if an_w > 0.0:
         b = b0
-        b[H_AN + 1] = occbuf[0] + 1 if src[0] == 0 else 0  # where this draft copies from (analogy.follow)
-        b[H_SPL] = spl + 1 if src[0] == 0 else 0
+        b[H_AN + 1] = occbuf[0] + 1 if ns > 0 and src[0] == 0 else 0  # where this draft copies from (follow)
+        b[H_SPL] = spl + 1 if ns > 0 and src[0] == 0 else 0
         b[H_SPLM] = spl_m
         a = live(b)
         if a >= 0:
@@ -216,8 +218,9 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff_knobs, power, alpha0, hal
 
 
 @njit(cache=True)
-def propose_one(B, slot, ext, params, out_tok, out_par, out_prob, scratch_i, scratch_f):
-    """Draft for request `slot` into out_* (each >= budget long); returns the number of nodes.
+def propose_one(B, slot, ext, params, out_tok, out_par, out_prob, scratch_i, scratch_f, sp):
+    """Draft for request `slot` into out_* (each >= budget long); returns the number of nodes. sp: the
+    tokens' spellings with a leading space (spacing.py).
 
     params: float64 [budget, tree, occurrences, min_prob, alpha, half_len, window, backoff, power, self_weight,
     normalize, copy_weight, analogy_weight, value_ends, response_start, template_weight, backoff_ratio,
@@ -225,6 +228,7 @@ def propose_one(B, slot, ext, params, out_tok, out_par, out_prob, scratch_i, scr
     B = borrow(B)
     ext = borrow(ext)
     params = borrow(params)
+    sp = borrow(sp)
     budget = int(params[0])
     tree = params[1] != 0
     occ = int(params[2])
@@ -250,13 +254,18 @@ def propose_one(B, slot, ext, params, out_tok, out_par, out_prob, scratch_i, scr
     nt = 0
     b = borrow(B[slot])
     v, L = self_cursor(b)
+    # a token never seen still has a live analogy when the input spells it with a leading space (spacing.py):
+    # the request's own tier stays, matching nothing, so that the analogy is drafted
+    if L == 0 and params[12] > 0.0 and live(b) >= 0:
+        v = 0
+        L = -1
     keys = borrow(scratch_i[4])  # (count, then per tier: slot, key state) of templates to resume
     keys[0] = 0
     tmpl_w = params[15]
-    if L > 0:
+    if L != 0:
         tb[nt] = slot
         tv[nt] = v
-        tl[nt] = L
+        tl[nt] = max(L, 0)
         nt += 1
     for j in range(min(ext.shape[1], N_CUR)):
         if ext[1, j] == -1:
@@ -303,7 +312,7 @@ def propose_one(B, slot, ext, params, out_tok, out_par, out_prob, scratch_i, scr
         nk = keys[0] if first else 0
         nn, alpha = _build_trie(B, tb, tv, tl, nt, left, occ, backoff_knobs, power, alpha0, half_len, sw, norm, cw, aw,
                                 ends, swap, t_tok, t_par, t_child, t_sib, t_w, occbuf, src, cand, b, keys, nk,
-                                tmpl_w)
+                                tmpl_w, sp)
         if recall and first:
             nn = recent_openings(borrow(B[ext[0, 0]]), left, t_tok, t_par, t_child, t_sib, t_w, nn)
         if nn == 1:
@@ -355,16 +364,17 @@ def scratch(budget, occ):
 
 
 @njit(cache=True)
-def propose_batch(B, slots, ext, params, out_tok, out_par, out_prob, out_n, scratch_i, scratch_f):
-    """propose_one for every slot; out_* are [len(slots), >= budget], out_n [len(slots)]; params as propose_one."""
+def propose_batch(B, slots, ext, params, out_tok, out_par, out_prob, out_n, scratch_i, scratch_f, sp):
+    """propose_one for every slot; out_* are [len(slots), >= budget], out_n [len(slots)]; params and sp as
+    propose_one."""
     for r in range(slots.shape[0]):
         out_n[r] = propose_one(B, slots[r], ext, params, borrow(out_tok[r]), borrow(out_par[r]),
-                               borrow(out_prob[r]), scratch_i, scratch_f)
+                               borrow(out_prob[r]), scratch_i, scratch_f, sp)
 
 
 @njit(cache=True)
 def step_batch(B, slots, tokens, offsets, ext, params, vocab, out_tok, out_par, out_prob, out_n, grown,
-               scratch_i, scratch_f):
+               scratch_i, scratch_f, sp):
     """For every row r: append tokens[offsets[r]:offsets[r + 1]] to request slots[r], then propose_one into
     out_*[r] (the per-step hot path of a serving loop, one native call for the whole batch).
 
@@ -382,11 +392,11 @@ def step_batch(B, slots, tokens, offsets, ext, params, vocab, out_tok, out_par, 
         toks = borrow(tokens[offsets[r]:offsets[r + 1]])
         if toks.shape[0]:
             n_old = B[s].shape[0]
-            b = append_core(B, s, toks, ext, window)
+            b = append_core(B, s, toks, ext, window, sp)
             if b.shape[0] != n_old:
                 B[s] = b
                 grown[grew] = r
                 grew += 1
         out_n[r] = propose_one(B, s, ext, params, borrow(out_tok[r]), borrow(out_par[r]), borrow(out_prob[r]),
-                               scratch_i, scratch_f)
+                               scratch_i, scratch_f, sp)
     return grew

@@ -24,13 +24,14 @@ def warmup():
     ext[0, :len(ms)] = ms
     ext[1, :len(mg)] = mg
     toks = np.array([1, 2, 3, 1, 2], np.int32)
-    append_tokens(arena.buffers, slot, toks, ext, 16)
+    sp = np.array([-1, 3, -1, -1], np.int32)  # token 3 is token 1 spelled with a leading space (spacing.py)
+    append_tokens(arena.buffers, slot, toks, ext, 16, sp)
     arena.sync(slot)
     ext_t = ext.copy()
     ext_t[0] = np.arange(1, 6)
     externals = tuple(arena[s] for s in ms) + (new_automaton(8),) * (5 - len(ms))
     si, sf = scratch(4, 8)
-    tab = address_table(externals, ext_t, si, sf)
+    tab = address_table(externals, ext_t, si, sf, sp)
     grown, ok = append_at(tab, arena.addr[slot], toks[:1], 16, 0)
     assert ok
     if grown is not None:
@@ -41,7 +42,7 @@ def warmup():
         assert params.shape == (N_PARAMS,)  # propose_one reads every knob: a shorter array is read past its end
         out = (np.empty((1, 4), np.int32), np.empty((1, 4), np.int32), np.empty((1, 4), np.float32),
                np.empty(1, np.int64))
-        propose_batch(arena.buffers, np.array([slot], np.int64), ext, params, *out, si, sf)
+        propose_batch(arena.buffers, np.array([slot], np.int64), ext, params, *out, si, sf, sp)
         packed = np.empty(12, np.int32)
         propose_at(tab, arena.addr[slot], address_of(params), address_of(packed))
         grown, n = step_at(tab, arena.addr[slot], toks[:1], address_of(params), address_of(packed), 0)
@@ -49,7 +50,7 @@ def warmup():
         if grown is not None:
             arena.set(slot, grown)
         if step_batch(arena.buffers, np.array([slot], np.int64), toks[:1], np.array([0, 1], np.int64), ext, params,
-                      0, *out, np.empty(1, np.int64), si, sf):
+                      0, *out, np.empty(1, np.int64), si, sf, sp):
             arena.sync(slot)
     # an engine's token table (vLLM's proposer)
     table = np.arange(12, dtype=np.int32).reshape(3, 4)

@@ -175,7 +175,8 @@ def _generate(model, prompts, tokenizer, drafter, max_new_tokens, temperature, t
     eos = set([eos_token_id] if isinstance(eos_token_id, int) else (eos_token_id or []))
     stopper = _StopMatcher(stops, tokenizer) if stops else None
     if drafter is None:
-        drafter = Drafter(max_draft=max(1, max_draft), vocab_size=getattr(model.config, "vocab_size", None))
+        drafter = Drafter(max_draft=max(1, max_draft), vocab_size=getattr(model.config, "vocab_size", None),
+                          tokenizer=tokenizer)
     device = next(model.parameters()).device
     dtype = next(model.parameters()).dtype
     gen = torch.Generator(device="cpu")

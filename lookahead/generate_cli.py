@@ -46,7 +46,7 @@ def main(argv):
     model, tok = load_model(args.model)
     load_s = time.perf_counter() - t0
     drafter = lookahead.Drafter(max_draft=args.max_draft, tree=args.tree, corpus=args.corpus,
-                                vocab_size=model.config.vocab_size)
+                                vocab_size=model.config.vocab_size, tokenizer=tok)
     common = dict(tokenizer=tok, max_new_tokens=args.max_new_tokens, temperature=args.temperature, top_k=args.top_k,
                   top_p=args.top_p, stop=args.stop, seed=args.seed, chat=not args.no_chat)
     # numba's hot paths compiled (or loaded from its cache) before any timing: the tiny run below does not

@@ -139,6 +139,23 @@ def auto_min_prob(rows):
     return lo + (hi - lo) * min(1.0, math.log2(rows) / 3.0)
 
 
+def _tokenizer(model_config):
+    """The target's tokenizer as vLLM itself loads it (from its own cache), for the drafter's spacing map
+    (index/spacing.py); None when vLLM runs without one or it has no vocabulary to read: the drafter then
+    compares tokens exactly."""
+    if not hasattr(model_config, "tokenizer") or getattr(model_config, "skip_tokenizer_init", False):
+        return None
+    try:
+        from vllm.tokenizers.registry import cached_tokenizer_from_config
+
+        tok = cached_tokenizer_from_config(model_config)
+    except Exception as exc:  # noqa: BLE001 - drafts without it are still right, only a little shorter
+        log.warning("lookahead: no tokenizer from vLLM (%s); values copied without their leading space are "
+                    "found less often", exc)
+        return None
+    return tok if callable(getattr(tok, "get_vocab", None)) else None
+
+
 class LookaheadProposer:
     """vLLM custom proposer: constructed with the VllmConfig; `propose` returns one token list per row."""
 
@@ -153,7 +170,8 @@ class LookaheadProposer:
         vocab = vllm_config.model_config.get_vocab_size()
         self.settings = s
         self.drafter = Drafter(max_draft=s.max_draft or self.k, tree=s.tree, corpus=s.corpus, learn=s.learn,
-                               vocab_size=vocab, config=s.drafter_config())
+                               vocab_size=vocab, config=s.drafter_config(),
+                               tokenizer=_tokenizer(vllm_config.model_config))
         warmup()
         self.rows = RowTracker()  # which request each row holds
         self.step = 0

@@ -47,13 +47,26 @@ class RefIndex:
         return best
 
 
-def ref_pointer(text, state, added, pe=0, window=64, need_cap=2, anchor=4, long=8):
+def _spaced(spacing, t):
+    """t's spelling with a leading space under a spacing map (index/spacing.py), or None."""
+    s = int(spacing[t]) if spacing is not None and 0 <= t < len(spacing) else -1
+    return s if s >= 0 else None
+
+
+def _same(spacing, x, t):
+    """Input token x stands for text token t: equal, or x is t spelled with a leading space."""
+    return x == t or (x != SEP and _spaced(spacing, t) == x)
+
+
+def ref_pointer(text, state, added, pe=0, window=64, need_cap=2, anchor=4, long=8, spacing=None):
     """The copy pointer's rule (index/pointer.py) by brute force: from state = (current, previous, break,
     run), the set of states it may hold after `added` tokens were appended to `text` (one tuple, except where
     the copy jumps: then any earlier occurrence of the longest repeated suffix is right, the fast path reading
     only some of them).
     Places are 1 + a position (0 = none); the break is where the last copy of the input (text before `pe`)
-    that went on for `long` tokens or more stopped; run counts the tokens the current run copied."""
+    that went on for `long` tokens or more stopped; run counts the tokens the current run copied. With a spacing map (the fast path uses it once
+    a value end was seen), a text token agrees with its spelling with a leading space, and a return from the
+    output's own text to the input run before it may start at that spelling of the text's last token alone."""
     cur, prev, brk, run = state
     n = len(text)
     L = RefIndex(text).longest_repeat_suffix()
@@ -71,7 +84,7 @@ def ref_pointer(text, state, added, pe=0, window=64, need_cap=2, anchor=4, long=
 
     def agree(e):
         k = 0
-        while k < need and k <= e and text[e - k] == text[n - 1 - k] and text[n - 1 - k] != SEP:
+        while k < need and k <= e and text[n - 1 - k] != SEP and _same(spacing, text[e - k], text[n - 1 - k]):
             k += 1
         return k
 
@@ -87,7 +100,10 @@ def ref_pointer(text, state, added, pe=0, window=64, need_cap=2, anchor=4, long=
     for k, p in enumerate((cur, prev)):
         if p > 0:
             for e in range(p - 1, min(p - 1 + window, n - 1)):
-                if text[e] == text[-1] and text[e + 1] != SEP and agree(e) >= need:
+                if text[e + 1] == SEP:
+                    continue
+                if (text[e] == text[-1] and agree(e) >= need) or \
+                        (k == 1 and cur - 1 >= pe > prev - 1 and e < pe and _spaced(spacing, text[-1]) == text[e]):
                     return {(e + 1, cur if k == 1 else prev, brk, 0)}
     if L >= anchor:
         return {(e + 1, cur, brk, 0) for e in range(L - 1, n - 1) if text[e - L + 1:e + 1] == text[n - L:]}
@@ -124,10 +140,12 @@ def ref_resume_after_swap(text, brk, pe, extra, swap=2):
     return -1
 
 
-def ref_place(text, d, j, src=8, ctx=4, pool=16):
+def ref_place(text, d, j, src=8, ctx=4, pool=16, spacing=None):
     """analogy.place by brute force over the whole text: (place, exact). The fast path reads only the first
     `pool` occurrences the link tree yields; exact says that nothing it reads occurs more often, so the two
-    must agree."""
+    must agree. With a spacing map, the source may also be the piece after d with its first token spelled
+    with a leading space, occurring at all, when that is longer by two; the place's first token may be the
+    text's spelled so."""
     n = len(text)
     if d < 0 or d + 2 >= n - j:
         return -1, True
@@ -142,9 +160,21 @@ def ref_place(text, d, j, src=8, ctx=4, pool=16):
         if text[p] == SEP or p >= n - j or len(starts(text[d + 1:p + 1])) < 2:
             break
         m = i + 1
+    piece = text[d + 1:d + 1 + m]
+    ts = _spaced(spacing, text[d + 1])
+    if ts is not None:
+        ms = 0
+        for i in range(src):
+            p = d + 1 + i
+            if (i > 0 and text[p] == SEP) or p >= n - j or not starts([ts] + text[d + 2:p + 1]):
+                break
+            ms = i + 1
+        if ms > m + 1:
+            m = ms
+            piece = [ts] + text[d + 2:d + 1 + m]
     if m == 0:
         return -1, True
-    ss = starts(text[d + 1:d + 1 + m])
+    ss = starts(piece)
     exact = len(ss) <= pool
     s = min(ss)  # the source: where that piece first occurs
     if s >= d + 1 or s < ctx or SEP in text[s - ctx:s]:
@@ -152,8 +182,8 @@ def ref_place(text, d, j, src=8, ctx=4, pool=16):
     cs = starts(text[s - ctx:s])
     exact = exact and len(cs) <= pool
     xs = [p + ctx for p in cs]  # places after the same context
-    xs = [x for x in xs if x > s and x != d + 1 and x + j < n - j and text[x:x + j] == text[n - j:]
-          and text[x + j] != SEP]
+    xs = [x for x in xs if x > s and x != d + 1 and x + j < n - j and _same(spacing, text[x], text[n - j])
+          and text[x + 1:x + j] == text[n - j + 1:] and text[x + j] != SEP]
     return (min(xs) + j - 1 if xs else -1), exact
 
 

@@ -6,6 +6,7 @@ from lookahead import Drafter, DrafterConfig
 from lookahead.index._layout import H_AN, H_SPL, H_SPLM
 from lookahead.index.analogy import POOL, follow, place
 from lookahead.index.automaton import extend_many, new_automaton, text_of
+from lookahead.index.spacing import NO_SPACING
 from greedy import greedy_tau
 from reference_index import ref_place
 
@@ -14,17 +15,20 @@ def automaton(text):
     return extend_many(new_automaton(), np.asarray(text, np.int32))
 
 
-def check_place(text, d, j):
+def check_place(text, d, j, spacing=None):
     b = automaton(text)
     assert text_of(b).tolist() == text
-    got = place(b, d, j)
-    want, exact = ref_place(text, d, j, pool=POOL)
+    got = place(b, d, j, NO_SPACING if spacing is None else spacing)
+    want, exact = ref_place(text, d, j, pool=POOL, spacing=spacing)
     if exact:
         assert got == want
     elif got != -1:  # read fewer occurrences: still a place after the same context, followed as the text is
         n = len(text)
         assert 0 <= got - j + 1 and got + 1 < n - j
-        assert text[got - j + 1:got + 1] == text[n - j:]
+        x = got - j + 1
+        assert text[x] == text[n - j] or (spacing is not None and 0 <= text[n - j] < len(spacing)
+                                          and spacing[text[n - j]] == text[x])
+        assert text[x + 1:got + 1] == text[n - j + 1:]
 
 
 @settings(max_examples=300, deadline=None)
@@ -40,8 +44,24 @@ def test_place_on_repetitive_text(text, data):
     check_place(text, data.draw(st.integers(0, len(text) - 1)), data.draw(st.integers(1, 3)))
 
 
+# tokens 4..7 are 0..3 spelled with a leading space (index/spacing.py)
+SPACING = np.array([4, 5, 6, 7, -1, -1, -1, -1], np.int32)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(-1, 7), min_size=3, max_size=80), st.data())
+def test_place_with_spacing_matches_reference(text, data):
+    check_place(text, data.draw(st.integers(-1, len(text) - 1)), data.draw(st.integers(1, 4)), SPACING)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.sampled_from([0, 1, 4, 5]), min_size=3, max_size=40), st.data())
+def test_place_with_spacing_on_repetitive_text(text, data):
+    check_place(text, data.draw(st.integers(0, len(text) - 1)), data.draw(st.integers(1, 3)), SPACING)
+
+
 @st.composite
-def filled_template(draw):
+def filled_template(draw, spaced=False):
     """(text, d, j): records (key, colon, space, value, newline), then objects that copy their values in order,
     the last one cut j tokens into a value, d being where the object before it holds that key's value. A
     small value alphabet, so pieces repeat and sources are ambiguous; d is sometimes off by one."""
@@ -51,7 +71,8 @@ def filled_template(draw):
     text = [9, 5]
     for r in recs:
         for k, v in r:
-            text += [k, 0, 8] + v + [5]
+            # spaced: the record writes a value's first token with a leading space (18..25 for 10..17)
+            text += [k, 0, 8] + ([v[0] + 8] if spaced else v[:1]) + v[1:] + [5]
     i = draw(st.integers(1, n_rec - 1))  # the object being written
     key = draw(st.integers(0, 2))
     d = -1
@@ -70,6 +91,16 @@ def filled_template(draw):
 @given(filled_template())
 def test_place_in_filled_templates(case):
     check_place(*case)
+
+
+SPACING_10 = np.full(26, -1, np.int32)
+SPACING_10[10:18] = np.arange(18, 26)
+
+
+@settings(max_examples=300, deadline=None)
+@given(filled_template(spaced=True))
+def test_place_in_filled_templates_whose_records_write_values_spaced(case):
+    check_place(*case, spacing=SPACING_10)
 
 
 def _records(rng, n_rec):
@@ -159,7 +190,7 @@ def test_a_break_after_the_drafted_value_end_is_looked_up_in_the_template():
     b[H_SPL] = r + 1
     b[H_SPLM] = m
     b = extend_many(b, np.asarray(added, np.int32))
-    follow(b, len(added))
+    follow(b, len(added), NO_SPACING)
     assert b[H_AN] - 1 == vb1_at  # record 1's second value, whose first token the text now holds
     assert b[H_SPL] == 0
 
@@ -174,7 +205,7 @@ def test_a_live_value_that_ended_at_the_drafted_fork_goes_on_in_the_template():
     b[H_SPL] = r + 1
     b[H_SPLM] = m
     b = extend_many(b, np.asarray(added, np.int32))
-    follow(b, len(added))
+    follow(b, len(added), NO_SPACING)
     assert b[H_AN] - 1 == vb1_at and b[H_AN + 3] == 1
     # when the text only went on with the template, the template's place is live
     b, d, r, m, added, vb1_at, o = _forked_draft(3)
@@ -184,5 +215,5 @@ def test_a_live_value_that_ended_at_the_drafted_fork_goes_on_in_the_template():
     b[H_SPL] = r + 1
     b[H_SPLM] = m
     b = extend_many(b, np.asarray(added[:-1], np.int32))
-    follow(b, len(added) - 1)
+    follow(b, len(added) - 1, NO_SPACING)
     assert b[H_AN] - 1 == r + 1 and b[H_AN + 3] == 0  # after QEND QB: the earlier object's QB

@@ -10,6 +10,9 @@ from lookahead import Drafter, DrafterConfig
 from lookahead.index._layout import H_BRK, H_CP, H_PE, H_RUN
 from lookahead.index.automaton import text_of
 from lookahead.index.pointer import candidate, resume_after_swap, resume_at_break
+from lookahead.index.spacing import NO_SPACING, spaced_ids
+from lookahead.index.value_end import learn_end
+from fake_tokenizer import SpacedVocab
 from reference_index import RefIndex, ref_pointer, ref_resume_after_swap, ref_resume_at_break
 
 
@@ -78,20 +81,28 @@ def test_copy_pointer_follows_its_rule(chunks, reference):
     _check_pointer(chunks, reference)
 
 
-@given(st.lists(st.integers(0, 5), min_size=10, max_size=40), st.data())
-def test_copy_pointer_breaks_follow_their_rule(reference, data):
-    # outputs that copy the input in runs, with edits between them: long runs break and are come back to
+def _runs(reference, data, noise, unspace=None):
+    """Chunks of an output that copies the input in runs (appended in pieces of 1-4 tokens), with tokens of its
+    own (ids 0..noise) between them; with unspace, some runs start with their first token's unspaced spelling."""
     chunks = []
     for _ in range(data.draw(st.integers(1, 12))):
         if data.draw(st.booleans()):
             i = data.draw(st.integers(0, len(reference) - 1))
             j = data.draw(st.integers(i + 1, min(len(reference), i + 16)))
             piece = reference[i:j]
+            if unspace and data.draw(st.booleans()):
+                piece = [unspace.get(piece[0], piece[0])] + piece[1:]
             cut = data.draw(st.integers(1, 4))
             chunks += [piece[k:k + cut] for k in range(0, len(piece), cut)]
         else:
-            chunks.append(data.draw(st.lists(st.integers(0, 7), min_size=1, max_size=4)))
-    _check_pointer(chunks, reference)
+            chunks.append(data.draw(st.lists(st.integers(0, noise), min_size=1, max_size=4)))
+    return chunks
+
+
+@given(st.lists(st.integers(0, 5), min_size=10, max_size=40), st.data())
+def test_copy_pointer_breaks_follow_their_rule(reference, data):
+    # outputs that copy the input in runs, with edits between them: long runs break and are come back to
+    _check_pointer(_runs(reference, data, 7), reference)
 
 
 def test_copy_pointer_breaks_on_random_edits():
@@ -113,13 +124,18 @@ def test_copy_pointer_breaks_on_random_edits():
     assert breaks >= 20
 
 
-def _check_pointer(chunks, reference):
-    """Checks the pointer against ref_pointer after every chunk; returns how many states held a break."""
+def _check_pointer(chunks, reference, spacing=None):
+    """Checks the pointer against ref_pointer after every chunk; returns how many states held a break.
+    spacing: {token: its spelling with a leading space} (index/spacing.py), the Drafter's via a tokenizer."""
     # substitutions off: they change what agrees (test_substitute.py covers them)
-    d = Drafter(max_draft=4, learn=False, config=DrafterConfig(substitute=False))
+    tok = None if spacing is None else SpacedVocab(16, spacing)
+    sp = NO_SPACING if spacing is None else spaced_ids(tok)
+    d = Drafter(max_draft=4, learn=False, config=DrafterConfig(substitute=False), tokenizer=tok)
     h = d.begin([], reference=reference or None)
     b = d.arena[d._slot(h)]
     pe = int(b[H_PE])
+    if spacing is not None:  # the pointer compares with spacing once a value end was seen (pointer.track)
+        learn_end(b, 0, 9)
     state = _pointer_state(b)
     breaks = 0
     for toks in chunks:
@@ -130,21 +146,31 @@ def _check_pointer(chunks, reference):
         if toks:
             # append_core moves the pointer over all tokens but the last, then over the last one
             k = len(toks)
-            first = ref_pointer(text[:-1], state, k - 1, pe=pe) if k > 1 else {state}
-            assert now in set().union(*(ref_pointer(text, r, 1, pe=pe) for r in first))
+            first = ref_pointer(text[:-1], state, k - 1, pe=pe, spacing=sp) if k > 1 else {state}
+            assert now in set().union(*(ref_pointer(text, r, 1, pe=pe, spacing=sp) for r in first))
         else:
             assert now == state
         state = now
         assert all(0 <= p <= max(len(text) - 1, 0) for p in state[:2])
-        e = candidate(b)
-        if e != -1:  # holds the context's last token, is followed by text, and lies ahead of a run's place
-            assert text[e] == text[-1] and e + 1 < len(text) and text[e + 1] != -1
+        e = candidate(b, sp)
+        if e != -1:  # holds the context's last token (or its spelling with a space), is followed by text, and
+            # lies ahead of a run's place
+            assert text[e] in (text[-1], sp[text[-1]] if text[-1] < len(sp) else -1)
+            assert e + 1 < len(text) and text[e + 1] != -1
             assert any(0 < p <= e + 1 < p + 64 for p in state[:2])
-        assert resume_at_break(b) == ref_resume_at_break(text, state[2], pe)
+        assert resume_at_break(b, sp) == ref_resume_at_break(text, state[2], pe)  # exact: spacing.py
         for extra in range(3):
             assert resume_after_swap(b, extra) == ref_resume_after_swap(text, state[2], pe, extra)
         breaks += state[2] > 0
     return breaks
+
+
+@given(st.lists(st.integers(0, 7), min_size=10, max_size=40), st.data())
+def test_copy_pointer_with_spaced_tokens_follows_its_rule(reference, data):
+    # tokens 4..7 are 0..3 spelled with a leading space: outputs copy the input in runs, some starting with
+    # the unspaced spelling of the input's first token (a value copied into JSON)
+    chunks = _runs(reference, data, 9, unspace={4: 0, 5: 1, 6: 2, 7: 3})
+    _check_pointer(chunks, reference, spacing={0: 4, 1: 5, 2: 6, 3: 7})
 
 
 def test_copy_resumes_after_an_inserted_line():

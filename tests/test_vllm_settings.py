@@ -157,3 +157,21 @@ def test_drafts_stop_at_the_batch_sized_floor():
             keep = int(np.flatnonzero(np.append(d.probs, 0.0) < floor)[0])
             assert got[r] == full[r][:keep]
         assert sum(map(len, got)) < sum(map(len, full))
+
+
+def test_the_proposer_reads_the_targets_spacing_through_vllm():
+    # vLLM's own tokenizer of the target tells the drafter which token is another's spelling with a leading
+    # space (index/spacing.py); a config without one (this file's other proposers) leaves tokens compared exactly
+    pytest.importorskip("vllm")
+    from vllm.config import ModelConfig
+
+    from lookahead.index.spacing import NO_SPACING, spaced_ids
+    from lookahead.models import default_model_dir
+    from lookahead.vllm import _tokenizer
+
+    tok = _tokenizer(ModelConfig(model=str(default_model_dir())))
+    assert tok is not None
+    bare, spaced = (tok.encode(w, add_special_tokens=False) for w in ("pool", " pool"))
+    assert spaced_ids(tok)[bare[0]] == spaced[0]
+    assert _tokenizer(SimpleNamespace(max_model_len=8)) is None
+    assert _proposer().drafter._spacing is NO_SPACING

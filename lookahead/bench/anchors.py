@@ -203,7 +203,8 @@ class _OracleSession:
         self.pos = 0
 
     def append(self, toks):
-        lookahead.index.append_tokens(self.ar.buffers, self.slot, np.asarray(toks, np.int32), self._none, 0)
+        lookahead.index.append_tokens(self.ar.buffers, self.slot, np.asarray(toks, np.int32), self._none, 0,
+                                      lookahead.index.NO_SPACING)
         self.ar.sync(self.slot)
         self.pos += len(toks)
 

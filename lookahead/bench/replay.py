@@ -68,15 +68,16 @@ def predicted_tokens_per_s(r, step_cost):
     return 1000.0 * r["tokens"] / ms if ms > 0 else float("nan")
 
 
-def make_adapters(names, budget):
-    """Adapters by name; anchors that are not installed are skipped with a note."""
+def make_adapters(names, budget, tokenizer=None):
+    """Adapters by name; anchors that are not installed are skipped with a note. tokenizer: the workloads'
+    (lookahead's drafters read which tokens are others' spellings with a leading space from it)."""
     made, skipped = [], []
     for name in names:
         try:
             if name == "lookahead-chain":
-                made.append(anchors.LookaheadAdapter(False, budget))
+                made.append(anchors.LookaheadAdapter(False, budget, tokenizer=tokenizer))
             elif name == "lookahead-tree":
-                made.append(anchors.LookaheadAdapter(True, budget))
+                made.append(anchors.LookaheadAdapter(True, budget, tokenizer=tokenizer))
             elif name == "ngram":
                 made.append(anchors.NgramAdapter(budget))
             elif name == "suffix":
@@ -100,7 +101,7 @@ ALL_DRAFTERS = ("lookahead-chain", "lookahead-tree", "ngram", "suffix", "suffix-
                 "oracle-all")
 
 
-def context_sweep(text, lengths, names, budget, steps=200, passes=3, short_passes=12, ends=None):
+def context_sweep(text, lengths, names, budget, steps=200, passes=3, short_passes=12, ends=None, tokenizer=None):
     """µs per request-step (append one token + propose) at each context length, and µs per prompt token to
     start a request, for each drafter; `text` is real token ids (repeated if too short).
 
@@ -129,7 +130,7 @@ def context_sweep(text, lengths, names, budget, steps=200, passes=3, short_passe
             name_of = None
             for _ in range(short_passes if L <= 8192 else passes):
                 for k, (e, ctx) in enumerate(zip(ends, contexts)):
-                    made, _ = make_adapters([name], budget)
+                    made, _ = make_adapters([name], budget, tokenizer)
                     if not made:
                         break
                     a = made[0]
@@ -206,7 +207,7 @@ def _vllm_step_cost(pool, starts, context, budget, tree, blocks, per):
     return t
 
 
-def batch_cost(records, sizes=(256,), budget=16, context=1024):
+def batch_cost(records, sizes=(256,), budget=16, context=1024, tokenizer=None):
     """µs per request of one propose_many over many requests, of one step_arrays (append one token to every
     request, then propose for all: a serving loop's step) in one native call, and of one step of the vLLM
     proposer (lookahead.vllm.LookaheadProposer.propose over a token table, as vLLM calls it: recognising the
@@ -219,7 +220,7 @@ def batch_cost(records, sizes=(256,), budget=16, context=1024):
     out = []
     for n in sizes:
         for tree in (False, True):
-            d = lookahead.Drafter(max_draft=budget, tree=tree, learn=False)
+            d = lookahead.Drafter(max_draft=budget, tree=tree, learn=False, tokenizer=tokenizer)
             # spread over the whole text (every workload's, in the CLI): a step's cost depends on the content
             starts = [i * (len(pool) - context - 64) // n for i in range(n)]
             hs = [d.begin(pool[s:s + context]) for s in starts]

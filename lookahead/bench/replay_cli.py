@@ -21,10 +21,10 @@ def main(args):
     workloads = [w for w in args.workloads.split(",") if w]
     for wl in workloads:
         recs = load_workload(wl, tok, args.limit)
-        warm, _ = make_adapters(names, args.budget)
+        warm, _ = make_adapters(names, args.budget, tok)
         for a in warm:  # compile numba / load caches outside the timed replay
             replay(recs[:1], a, args.budget)
-        adapters, sk = make_adapters(names, args.budget)
+        adapters, sk = make_adapters(names, args.budget, tok)
         skipped.update(sk)
         for a in adapters:
             t0 = time.perf_counter()
@@ -49,7 +49,7 @@ def main(args):
         text_for_sweep, ends = _sweep_text(tok)
     if lengths and workloads:
         sweep_names = [n for n in names if not n.startswith("oracle")]
-        sweep = context_sweep(text_for_sweep, lengths, sweep_names, args.budget, ends=ends)
+        sweep = context_sweep(text_for_sweep, lengths, sweep_names, args.budget, ends=ends, tokenizer=tok)
         print()
         print(table(sweep, ["drafter", "context", "us_per_step", "us_per_prompt_token"],
                     f"drafter cost against context length (append one token + propose, one request; the mean over "
@@ -61,7 +61,8 @@ def main(args):
                   f"{scale:.2f}, this machine's costs compare with those")
     batch = []
     if workloads:
-        batch = batch_cost([{"prompt_ids": text_for_sweep, "output_ids": text_for_sweep[:0]}], budget=args.budget)
+        batch = batch_cost([{"prompt_ids": text_for_sweep, "output_ids": text_for_sweep[:0]}], budget=args.budget,
+                           tokenizer=tok)
         print()
         print(table(batch, ["drafter", "requests", "context", "us_per_request_arrays", "us_per_request_drafts",
                             "us_per_request_step", "us_per_request_vllm"],
