@@ -107,13 +107,15 @@ def place(b, d, j, sp):
         return -1
     # the source: the earliest occurrence of the longest piece after d (up to SRC tokens) seen twice
     v, m = _piece(b, d, j, b[ot + d + 1], True)
-    # or seen once with its first token spelled with a leading space: a value copied from a "Key: value" line
-    # (" pool/main/..." there, '"pool/main/...' in the JSON at d + 1); longer by two, as a piece of the
-    # output's own spelling often occurs once more a few tokens long (the prompt's examples: '"pool/main/')
+    # or, when longer, seen once with its first token spelled with a leading space: a value copied from a
+    # "Key: value" line (" pool/main/..." there, '"pool/main/...' in the JSON at d + 1; the output's own
+    # spelling often occurs once more a few tokens long, in the prompt's examples: '"pool/main/'). Longer by
+    # one, not two: multi_turn / templated tau, tree, 8.430 / 6.562 -> 8.442 / 6.570; on ties too, templated
+    # gained (6.616) and multi_turn lost (8.429)
     ts = spaced(sp, b[ot + d + 1])
     if ts >= 0:
         vs, ms = _piece(b, d, j, ts, False)
-        if ms > m + 1:
+        if ms > m:
             v = vs
             m = ms
     if m == 0:

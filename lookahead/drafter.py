@@ -58,7 +58,7 @@ class Drafter:
         """tokenizer (optional, a Hugging Face tokenizer of the target model): tells which token is another's
         spelling with a leading space, so that a value copied from the input is found from the first token the
         output writes without that space (index/spacing.py; JSON from "Key: value" lines: templated /
-        multi_turn tau, tree, +1.8% / +1.2%). Without it tokens are compared exactly."""
+        multi_turn tau, tree, +2.0% / +1.4%). Without it tokens are compared exactly."""
         self.max_draft = _check_budget(max_draft)
         self.tree = bool(tree)
         self.learn = bool(learn)

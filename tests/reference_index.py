@@ -144,7 +144,7 @@ def ref_place(text, d, j, src=8, ctx=4, pool=16, spacing=None):
     """analogy.place by brute force over the whole text: (place, exact). The fast path reads only the first
     `pool` occurrences the link tree yields; exact says that nothing it reads occurs more often, so the two
     must agree. With a spacing map, the source may also be the piece after d with its first token spelled
-    with a leading space, occurring at all, when that is longer by two; the place's first token may be the
+    with a leading space, occurring at all, when that is longer; the place's first token may be the
     text's spelled so."""
     n = len(text)
     if d < 0 or d + 2 >= n - j:
@@ -169,7 +169,7 @@ def ref_place(text, d, j, src=8, ctx=4, pool=16, spacing=None):
             if (i > 0 and text[p] == SEP) or p >= n - j or not starts([ts] + text[d + 2:p + 1]):
                 break
             ms = i + 1
-        if ms > m + 1:
+        if ms > m:
             m = ms
             piece = [ts] + text[d + 2:d + 1 + m]
     if m == 0:
