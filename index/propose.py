@@ -24,10 +24,10 @@ from .cursors import append_core, check_ids, cursor_entry
 from .analogy import live
 from .opening import (agreed_opening, awaiting_first, newest_opening, only_root, opening_token, recent_openings,
                       start_splice)
-from .pointer import AGREE, backmatch, candidate, resume_after_swap, resume_at_break
+from .pointer import AGREE, backmatch, candidate, pointer_spacing, resume_after_swap, resume_at_break
 from .trie import alpha_at, insert, insert_spliced, select
 from .template import fires, resume
-from .value_end import POINTER_VOTES, end_ahead, template_after, value_end
+from .value_end import POINTER_VOTES, value_end
 
 BRK_W = 4.0  # weight of the input's continuation at a break (flat: 2 to 6 give the same tau)
 
@@ -129,7 +129,7 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff_knobs, power, alpha0, hal
     ce = -1
     cw = 0.0
     if copy_w > 0.0:
-        psp = sp if b[H_VE] != 0 else sp[:0]  # as the pointer compares (pointer.track)
+        psp = pointer_spacing(b, sp)
         ce = candidate(b, psp)
         # where a long copy of the input broke off (pointer.py), unless values copied into a template were
         # seen: there the value ends, not the break, say where the input goes on (templated and multi_turn
@@ -162,8 +162,6 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff_knobs, power, alpha0, hal
     # place is often not among them, or not the value being written (templated / multi_turn tau, tree / chain:
     # 6.270 / 5.901 -> 6.302 / 5.955, 8.040 / 7.660 -> 8.057 / 7.683; code_edit 10.466 / 9.936 -> 10.464 / 9.934)
     pr0 = -1
-    t_end = -2
-    r_end = -1
     if ends and copy_w > 0.0:
         pr0 = b0[H_CP + 1] - 1
         if not 0 <= b0[H_CP] - 1 < b0[H_PE] <= pr0:
@@ -187,15 +185,12 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff_knobs, power, alpha0, hal
                 nn = insert(b, x, w + cw, depth, t_tok, t_par, t_child, t_sib, t_w, nn)
                 ce = -1  # a shorter context's occurrences repeat the longer one's: count it once
             else:
-                m, t = end_ahead(b, x, depth, POINTER_VOTES) if tier == 0 and pr0 >= 0 and x < b[H_PE] \
+                m, r = value_end(b, x, pr0, depth, POINTER_VOTES) if tier == 0 and pr0 >= 0 and x < b[H_PE] \
                     else (-1, -1)
-                if m >= 0 and t != t_end:  # occurrences mostly end at the same token: one search for each
-                    t_end = t
-                    r_end = template_after(b, pr0, t, POINTER_VOTES)
-                if m >= 0 and r_end >= 0:
-                    nn = insert_spliced(b, x, m, r_end, w, depth, t_tok, t_par, t_child, t_sib, t_w, nn)
+                if m >= 0:
+                    nn = insert_spliced(b, x, m, r, w, depth, t_tok, t_par, t_child, t_sib, t_w, nn)
                     if q == 0 and j == 0:
-                        spl = r_end
+                        spl = r
                         spl_m = m
                 else:
                     nn = insert(b, x, w, dq, t_tok, t_par, t_child, t_sib, t_w, nn)
@@ -256,16 +251,14 @@ def propose_one(B, slot, ext, params, out_tok, out_par, out_prob, scratch_i, scr
     v, L = self_cursor(b)
     # a token never seen still has a live analogy when the input spells it with a leading space (spacing.py):
     # the request's own tier stays, matching nothing, so that the analogy is drafted
-    if L == 0 and params[12] > 0.0 and live(b) >= 0:
-        v = 0
-        L = -1
+    own = L > 0 or (params[12] > 0.0 and live(b) >= 0)
     keys = borrow(scratch_i[4])  # (count, then per tier: slot, key state) of templates to resume
     keys[0] = 0
     tmpl_w = params[15]
-    if L != 0:
+    if own:
         tb[nt] = slot
-        tv[nt] = v
-        tl[nt] = max(L, 0)
+        tv[nt] = v if L > 0 else 0
+        tl[nt] = L
         nt += 1
     for j in range(min(ext.shape[1], N_CUR)):
         if ext[1, j] == -1:

@@ -15,7 +15,7 @@ import numpy as np
 from .index import Arena, Memory, as_token_ids, new_automaton, text_of
 from .index.address import K_EXT, address_of, address_table, append_at, propose_at, step_at
 from .index.propose import propose_batch, scratch, scratch_cols, step_batch
-from .index.spacing import NO_SPACING, as_spacing, spaced_ids
+from .index.spacing import NO_SPACING, spaced_ids
 from .index.corpus import CorpusIndex, load_corpus
 from .index.entry import entry_point
 from .index.substitute import carried_substitutions, seed_substitutions
@@ -43,9 +43,9 @@ def _spacing_of(tokenizer):
     try:
         sp = _SPACINGS.get(tokenizer)
     except TypeError:  # a tokenizer that takes no weak reference
-        return as_spacing(spaced_ids(tokenizer))
+        return spaced_ids(tokenizer)
     if sp is None:
-        sp = _SPACINGS[tokenizer] = as_spacing(spaced_ids(tokenizer))
+        sp = _SPACINGS[tokenizer] = spaced_ids(tokenizer)
     return sp
 
 

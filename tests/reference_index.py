@@ -244,22 +244,21 @@ def ref_learn_end(text, pe, votes, p, x, n_pairs=4):
 def ref_value_end(text, pe, votes, a, o, depth, need, window=128):
     """value_end.value_end by its definition: (m, r), the value copied from end position a ending at the first
     of its next `depth` input tokens that is the input token of a pair with `need` votes or more (the input
-    stopping at pe and at SEP), the template going on at the first position from o (within `window`, followed
-    by text) holding the output token of such a pair for that input token."""
+    stopping at pe and at SEP) and that the earlier value (text positions o + 1 .. r - 1) does not hold, the
+    template going on at the first position r from o (within `window`, followed by text) holding the output
+    token of such a pair for that input token."""
     ok = [(t, x) for t, x, c in votes if c >= need]
     if not votes or o < 0:
         return -1, -1
     n = len(text)
-    m = -1
     for d in range(depth):
         p = a + 1 + d
         if p >= min(pe, n) or text[p] == SEP:
-            break
+            return -1, -1
         if any(text[p] == t for t, _ in ok):
-            m = d
-            break
-    if m < 0:
-        return -1, -1
-    t_in = text[a + 1 + m]
-    rs = [r for r in range(o, min(o + window, n - 1)) if (t_in, text[r]) in ok]
-    return (m, rs[0]) if rs else (-1, -1)
+            rs = [r for r in range(o, min(o + window, n - 1)) if (text[p], text[r]) in ok]
+            if not rs:
+                return -1, -1
+            if text[p] not in text[o + 1:rs[0]]:  # the same key's earlier value did not go on past it
+                return d, rs[0]
+    return -1, -1

@@ -55,6 +55,21 @@ def test_learn_end_matches_reference(text, vote, ends, data):
         assert _votes(b) == vote
 
 
+def test_a_token_the_earlier_value_held_is_not_where_the_value_ends():
+    # "_" ends a package name copied from the Filename line ("..-nilfs_1.48.."), NL ends every line; the
+    # filename's value ends at NL, not at the "_" it holds, as the same key's value in the earlier object did
+    U, NL, QEND, KEY = 3, 2, 9, 10
+    pairs = [(U, QEND, 3), (NL, QEND, 3)]
+    for earlier, m in (([5, 6, U, 8], 4), ([5, 6, 8], 2)):
+        inp = [7, 1, 5, 6, U, 8, NL, 7]
+        text = inp + [KEY] + earlier + [QEND, 11, KEY, 5]
+        o = len(inp)
+        b = _buffer(text, len(inp), pairs)
+        r = o + 1 + len(earlier)
+        assert value_end(b, 1, o, 16, 2) == (m, r) == ref_value_end(text, len(inp), pairs, 1, o, 16, 2, WINDOW)
+        assert value_end(b, 1, o, 3, 2) == ((-1, -1) if m == 4 else (m, r))  # NL lies past a depth of 3
+
+
 def _records(rng, n_rec):
     """Records ("A: value NL B: value NL C: value NL") and the JSON-like objects made of them (values end with
     QEND where the record has NL)."""
