@@ -55,6 +55,22 @@ def test_learn_end_matches_reference(text, vote, ends, data):
         assert _votes(b) == vote
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(0, 4), min_size=2, max_size=24), st.lists(st.integers(0, 4), max_size=10),
+       st.lists(st.tuples(st.integers(0, 4), st.just(9), st.integers(1, 3)), min_size=1, max_size=N_VE,
+                unique_by=lambda v: v[0]), st.data())
+def test_value_end_against_an_earlier_value_matches_reference(inp, earlier, vote, data):
+    # the layout value_end sees in a filled template: a record (the input), then the earlier object's value
+    # between its key (10) and its end (9), so that the earlier value often holds a pair's input token
+    text = inp + [10] + earlier + [9, 11, 10]
+    o = len(inp)
+    a = data.draw(st.integers(0, len(inp) - 1))
+    depth = data.draw(st.integers(1, 16))
+    votes = data.draw(st.integers(1, 3))
+    b = _buffer(text, len(inp), vote)
+    assert value_end(b, a, o, depth, votes) == ref_value_end(text, len(inp), vote, a, o, depth, votes, WINDOW)
+
+
 def test_a_token_the_earlier_value_held_is_not_where_the_value_ends():
     # "_" ends a package name copied from the Filename line ("..-nilfs_1.48.."), NL ends every line; the
     # filename's value ends at NL, not at the "_" it holds, as the same key's value in the earlier object did
