@@ -138,7 +138,7 @@ def address_table(externals, tiers, scratch_i, scratch_f, spacing):
     if any(e.dtype != np.int32 for e in externals) or scratch_i.dtype != np.int32 or scratch_f.dtype != np.float64:
         raise ValueError("address_table needs int32 automata, int32 and float64 work arrays (propose.scratch)")
     if spacing.dtype != np.int32 or spacing.ndim != 1 or spacing.shape[0] == 0:
-        raise ValueError("address_table needs an int32 [>= 1] spacing map (spacing.as_spacing)")
+        raise ValueError("address_table needs an int32 [>= 1] spacing map (spacing.spaced_ids, or spacing.NO_SPACING)")
     tab = np.zeros(T_SIZE, np.int64)
     tab[T_EXT:T_EXT + K_EXT] = [address_of(e) for e in externals]
     tab[T_TIERS] = address_of(tiers)

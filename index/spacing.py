@@ -46,16 +46,6 @@ def spaced_ids(tokenizer):
     return out
 
 
-def as_spacing(spacing):
-    """A spacing map as the native calls take it: C-contiguous int32, at least one entry."""
-    if spacing is None:
-        return NO_SPACING
-    s = np.ascontiguousarray(spacing, np.int32)
-    if s.ndim != 1 or s.shape[0] == 0:
-        raise ValueError("a spacing map is int32 [vocab] (spaced_ids(tokenizer)); pass None for none")
-    return s
-
-
 @njit(cache=True, inline="always")
 def same(spacing, x, t):
     """Whether input token x stands for text token t: the same token, or t's spelling with a leading space."""

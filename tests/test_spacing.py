@@ -3,7 +3,10 @@ import numpy as np
 import pytest
 
 from lookahead import Drafter
-from lookahead.index.spacing import NO_SPACING, as_spacing, spaced_ids
+from lookahead.index import new_automaton
+from lookahead.index.address import K_EXT, address_table
+from lookahead.index.propose import scratch
+from lookahead.index.spacing import NO_SPACING, spaced_ids
 from fake_tokenizer import SpacedVocab
 from greedy import greedy_tau
 
@@ -42,9 +45,10 @@ def test_bad_spacing_input_names_the_fix():
         spaced_ids(object())
     with pytest.raises(TypeError, match="Hugging Face tokenizer"):
         Drafter(tokenizer="gpt2")
-    with pytest.raises(ValueError, match="spaced_ids"):
-        as_spacing(np.zeros((2, 2), np.int32))
-    assert as_spacing(None) is NO_SPACING
+    externals = (new_automaton(8),) * K_EXT
+    with pytest.raises(ValueError, match="spaced_ids"):  # the native calls' guard
+        address_table(externals, np.zeros((2, K_EXT), np.int64), *scratch(4, 8), np.zeros((2, 2), np.int32))
+    assert Drafter()._spacing is NO_SPACING
     assert spaced_ids(_Vocab({})).tolist() == [-1]
 
 
