@@ -13,8 +13,9 @@ two places, the current run and the one before it:
     propose: the current run's place, when it holds the context's last token, adds copy_weight (l / c)^power
             to the continuation there, l being how far back it agrees with the context, at most
             c = min(Lmax, AGREE) (propose.py). When the current run copies the input and the one before it
-            is the output's own text, the copy is a value: its draft goes back to the template where the
-            value is predicted to end (value_end.py).
+            is the template (the output's own text, or an example in the input once value ends are known:
+            template_run), the copy is a value: its draft goes back to the template where the value is
+            predicted to end (value_end.py).
     break:  when a run that copied LONG or more input tokens stops, the position where it stopped is kept
             apart from the two runs (an inserted line wanders through places that match it for a few tokens
             and moves both runs away). Until the copy comes back to it, a proposal also drafts the input from
@@ -90,6 +91,21 @@ def pointer_spacing(b, sp):
     else none, so tokens compare exactly (code_edit lost 0.1% tree when a word and its spelling with a leading
     space agreed everywhere)."""
     return sp if b[H_VE] != 0 else sp[:0]
+
+
+@njit(cache=True, inline="always")
+def template_run(b):
+    """The place of the run before the current one when the current run copies a value from the input and
+    that run is the template it was filled into, else -1. The template is the output's own text, or, once
+    value ends were seen (a template is being filled), another place in the input: a response's first object
+    copies its template from an example object in the prompt (templated / multi_turn tau, tree / chain:
+    6.581 / 6.309 -> 6.722 / 6.452, 8.458 / 8.111 -> 8.538 / 8.236; code_edit and completion unchanged)."""
+    c = b[H_CP] - 1
+    pr = b[H_CP + 1] - 1
+    pe = b[H_PE]
+    if c < 0 or c >= pe or pr < 0 or pr == c:
+        return -1
+    return pr if pr >= pe or b[H_VE] != 0 else -1
 
 
 @njit(cache=True, inline="always")

@@ -17,14 +17,14 @@ rescans anything:
 import numpy as np
 from numba import njit
 
-from ._layout import CUR_W, H_AN, H_CP, H_CUR, H_PE, H_SPL, H_SPLM, H_VE, N_CUR, SEP
+from ._layout import CUR_W, H_AN, H_CUR, H_PE, H_SPL, H_SPLM, H_VE, N_CUR, SEP
 from .borrow import borrow
 from .automaton import extend, extend_many, match_step, recent_occurrences, self_cursor, slen, slink
 from .cursors import append_core, check_ids, cursor_entry
 from .analogy import live
 from .opening import (agreed_opening, awaiting_first, newest_opening, only_root, opening_token, recent_openings,
                       start_splice)
-from .pointer import AGREE, backmatch, candidate, pointer_spacing, resume_after_swap, resume_at_break
+from .pointer import AGREE, backmatch, candidate, pointer_spacing, resume_after_swap, resume_at_break, template_run
 from .trie import alpha_at, insert, insert_spliced, select
 from .template import fires, resume
 from .value_end import POINTER_VOTES, value_end
@@ -140,8 +140,8 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff_knobs, power, alpha0, hal
         if ce >= 0:
             cap = max(1, min(Lmax, AGREE))
             cw = copy_w * _pow(backmatch(b, ce, cap, psp) / cap, power)
-            pr = b[H_CP + 1] - 1
-            if ends and ce < b[H_PE] and pr >= b[H_PE]:  # a value copied from the input, the template before it
+            pr = template_run(b) if ends else -1
+            if pr >= 0:  # a value copied from the input, the template before it
                 m, r = value_end(b, ce, pr, depth, POINTER_VOTES)
                 if m >= 0:  # the pointer's weight goes to the template where the value ends
                     nn = insert_spliced(b, ce, m, r, cw, depth, t_tok, t_par, t_child, t_sib, t_w, nn)
@@ -158,14 +158,10 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff_knobs, power, alpha0, hal
                 nn = insert(b, ce, cw, depth, t_tok, t_par, t_child, t_sib, t_w, nn)
                 ce = -1
     # every input occurrence read forks at its predicted value end too, while the copy is in a value (the
-    # pointer's current run copies the input, the run before it is the output's template): the pointer's own
+    # pointer's current run copies the input, the run before it is the template: template_run): the pointer's own
     # place is often not among them, or not the value being written (templated / multi_turn tau, tree / chain:
     # 6.270 / 5.901 -> 6.302 / 5.955, 8.040 / 7.660 -> 8.057 / 7.683; code_edit 10.466 / 9.936 -> 10.464 / 9.934)
-    pr0 = -1
-    if ends and copy_w > 0.0:
-        pr0 = b0[H_CP + 1] - 1
-        if not 0 <= b0[H_CP] - 1 < b0[H_PE] <= pr0:
-            pr0 = -1
+    pr0 = template_run(b0) if ends and copy_w > 0.0 else -1
     tier = 0
     spl = -1  # where the first occurrence's branch goes back to the template (analogy.follow reads it)
     spl_m = 0

@@ -127,22 +127,26 @@ def test_the_vote_holds_the_records_line_end():
     assert top[:2] == (5, 11) and top[2] >= 2  # NL in the record, QEND in the object
 
 
+def _replay(d, h, out):
+    """Appends `out` to request h as a greedy target would (the accepted part of each draft, then one token),
+    so that the pointer and the analogy follow as in an engine."""
+    pos = 0
+    while pos < len(out):
+        dr = d.propose(h)
+        adv = min(accepted_length(dr.tokens, dr.parents, out[pos:]) + 1, len(out) - pos)
+        d.append(h, out[pos:pos + adv])
+        pos += adv
+
+
 def _draft_in_second_value(config):
     """(best path, value, record's continuation) two tokens into object 2's first value (the values of object
-    1 taught where values end), the output replayed greedily up to there (so the pointer and the analogy
-    follow as in an engine)."""
+    1 taught where values end), the output replayed greedily up to there (_replay)."""
     rng = np.random.default_rng(2)
     prompt, out = _records(rng, 4)
     d = Drafter(max_draft=16, learn=False, config=config)
     h = d.begin(prompt)
     second = out.index(6, out.index(6, 1) + 1)  # object 2 (OPEN)
-    cut = second + 4  # its first key (QA) and two tokens of its value
-    pos = 0
-    while pos < cut:
-        dr = d.propose(h)
-        adv = min(accepted_length(dr.tokens, dr.parents, out[pos:]) + 1, cut - pos)
-        d.append(h, out[pos:pos + adv])
-        pos += adv
+    _replay(d, h, out[:second + 4])  # its first key (QA) and two tokens of its value
     v = out[second + 2:out.index(11, second)]
     at = [i for i in range(len(prompt) - len(v)) if prompt[i:i + len(v)] == v][0] + len(v)
     return d.propose(h).best_path().tolist(), v, prompt[at:at + 2]
@@ -228,3 +232,43 @@ def test_carried_value_ends_save_steps_in_a_session_of_templated_requests(tokeni
     carried, forgotten = (session_steps(tokenizer, "apt-libguestfs", f) for f in (None, "_ends"))
     # measured: 972 steps against 990
     assert carried < 0.99 * forgotten, (carried, forgotten)
+
+
+def _first_object_draft(seeded):
+    """(best path, value, record's continuation) four tokens into the second value of a request's first
+    object, when its prompt holds an example (a record, then its object: the template) before the request's
+    own records, so that the first object copies its template from the input. seeded: a first request (memory
+    off) taught the value ends the second one starts with."""
+    rng = np.random.default_rng(5)
+    d = Drafter(max_draft=16, learn=seeded, config=DrafterConfig(memory_tokens=0))
+    if seeded:
+        _, h = greedy_tau(d, *_records(rng, 12))
+        d.end(h)
+    A, B, C, COLON, NL, OPEN, CLOSE, QEND, SP = 1, 2, 3, 4, 5, 6, 7, 11, 12
+    keys = [[30 + 4 * k + j for j in range(4)] for k in range(3)]  # the object's keys, 4 tokens each
+
+    def record(vals):
+        return [t for key, v in zip((A, B, C), vals) for t in [key, COLON, SP] + v + [NL]]
+
+    def obj(vals):
+        return [OPEN] + [t for key, v in zip(keys, vals) for t in key + v + [QEND]] + [CLOSE]
+
+    vals = [rng.integers(100, 5000, 6).tolist() for _ in range(6)]  # the example's, then the request's
+    # text between the example and the records keeps the records out of reach of the template's run (as the
+    # rest of a real prompt does: pointer.WINDOW)
+    prompt = [20, NL] + record(vals[:3]) + obj(vals[:3]) + [NL] + list(range(6000, 6100)) + [NL] + record(vals[3:])
+    out = obj(vals[3:])
+    h = d.begin(prompt)
+    _replay(d, h, out[:out.index(keys[1][-1]) + 1 + 4])
+    return d.propose(h).best_path().tolist(), vals[4], keys[2], [NL, C]
+
+
+def test_a_first_objects_value_ends_with_the_template_of_an_example_in_the_prompt():
+    # the template run the value left is in the input (the example object), not in the output: once value
+    # ends are known, the draft still goes back to it where the value ends
+    path, v, key, record = _first_object_draft(True)
+    assert path[:7] == v[4:] + [11] + key, (path, v)  # the rest of the value, QEND, the next key
+    # a request that has seen no value end keeps copying the record (two runs in the input are also what a
+    # code edit makes, where forks at would-be value ends lose tokens)
+    path, v, key, record = _first_object_draft(False)
+    assert path[:4] == v[4:] + record, (path, v)
