@@ -128,6 +128,9 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff_knobs, power, alpha0, hal
     b = b0
     ce = -1
     cw = 0.0
+    # the template a value copied from the input was left (pointer.template_run): both the pointer's place and
+    # the input occurrences read fork back to it where the value ends
+    pr0 = template_run(b0) if ends and copy_w > 0.0 else -1
     if copy_w > 0.0:
         psp = pointer_spacing(b, sp)
         ce = candidate(b, psp)
@@ -140,9 +143,8 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff_knobs, power, alpha0, hal
         if ce >= 0:
             cap = max(1, min(Lmax, AGREE))
             cw = copy_w * _pow(backmatch(b, ce, cap, psp) / cap, power)
-            pr = template_run(b) if ends else -1
-            if pr >= 0:  # a value copied from the input, the template before it
-                m, r = value_end(b, ce, pr, depth, POINTER_VOTES)
+            if pr0 >= 0:  # a value copied from the input, the template before it
+                m, r = value_end(b, ce, pr0, depth, POINTER_VOTES)
                 if m >= 0:  # the pointer's weight goes to the template where the value ends
                     nn = insert_spliced(b, ce, m, r, cw, depth, t_tok, t_par, t_child, t_sib, t_w, nn)
                     ce = -1
@@ -161,7 +163,6 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff_knobs, power, alpha0, hal
     # pointer's current run copies the input, the run before it is the template: template_run): the pointer's own
     # place is often not among them, or not the value being written (templated / multi_turn tau, tree / chain:
     # 6.270 / 5.901 -> 6.302 / 5.955, 8.040 / 7.660 -> 8.057 / 7.683; code_edit 10.466 / 9.936 -> 10.464 / 9.934)
-    pr0 = template_run(b0) if ends and copy_w > 0.0 else -1
     tier = 0
     spl = -1  # where the first occurrence's branch goes back to the template (analogy.follow reads it)
     spl_m = 0
