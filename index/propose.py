@@ -24,10 +24,11 @@ from .cursors import append_core, check_ids, cursor_entry
 from .analogy import live
 from .opening import (agreed_opening, awaiting_first, newest_opening, only_root, opening_token, recent_openings,
                       start_splice)
-from .pointer import AGREE, backmatch, candidate, pointer_spacing, resume_after_swap, resume_at_break, template_run
+from .pointer import (AGREE, backmatch, candidate, example_run, pointer_spacing, resume_after_swap, resume_at_break,
+                      template_run)
 from .trie import alpha_at, insert, insert_spliced, select
 from .template import fires, resume
-from .value_end import POINTER_VOTES, value_end
+from .value_end import POINTER_VOTES, template_ahead, value_end
 
 BRK_W = 4.0  # weight of the input's continuation at a break (flat: 2 to 6 give the same tau)
 
@@ -131,6 +132,10 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff_knobs, power, alpha0, hal
     # the template a value copied from the input was left (pointer.template_run): both the pointer's place and
     # the input occurrences read fork back to it where the value ends
     pr0 = template_run(b0) if ends and copy_w > 0.0 else -1
+    # or, for the longest match's occurrences where that finds no end, the pointer's own run, when it copies
+    # a prompt's example object (example_run; asked only then: the check scans the run's text)
+    ex0 = example_run(b0) if ends and copy_w > 0.0 else -1
+    exq = 0  # whether ex0's text is a template, not a record's value (template_ahead): 0 = not asked yet
     if copy_w > 0.0:
         psp = pointer_spacing(b, sp)
         ce = candidate(b, psp)
@@ -182,8 +187,15 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff_knobs, power, alpha0, hal
                 nn = insert(b, x, w + cw, depth, t_tok, t_par, t_child, t_sib, t_w, nn)
                 ce = -1  # a shorter context's occurrences repeat the longer one's: count it once
             else:
-                m, r = value_end(b, x, pr0, depth, POINTER_VOTES) if tier == 0 and pr0 >= 0 and x < b[H_PE] \
-                    else (-1, -1)
+                m, r = -1, -1
+                if tier == 0 and x < b[H_PE]:
+                    if pr0 >= 0:
+                        m, r = value_end(b, x, pr0, depth, POINTER_VOTES)
+                    if m < 0 and ex0 >= 0 and q == 0 and x != ex0:  # the pointer copies the example's template
+                        if exq == 0:
+                            exq = 1 if template_ahead(b, ex0, POINTER_VOTES) else -1
+                        if exq > 0:
+                            m, r = value_end(b, x, ex0, depth, POINTER_VOTES)
                 if m >= 0:
                     nn = insert_spliced(b, x, m, r, w, depth, t_tok, t_par, t_child, t_sib, t_w, nn)
                     if q == 0 and j == 0:

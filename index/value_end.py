@@ -48,6 +48,7 @@ from numba import njit
 from ._layout import H_N_TX, H_OFF_TX, H_PE, H_VE, N_VE, SEP, VE_W
 
 CARRY_VOTES = 6  # votes a pair needs to be carried into the next request (5-6: the same tau; 8: a third less)
+AHEAD = 32  # tokens an example object's value may run before its template goes on (template_ahead)
 WINDOW = 128  # tokens searched after where the template was left for where its value ended
 POINTER_VOTES = 2  # votes a pair needs before the copy pointer's run forks (code edits leave the input and come
                    # back for other reasons: with 1, code_edit tau 10.091 -> 10.072)
@@ -168,6 +169,25 @@ def value_end(b, a, o, depth, votes):
         if not _holds(b, o, r, t):
             return s - a + m, r
         s += m + 1
+
+
+@njit(cache=True, inline="always")
+def template_ahead(b, c, votes):
+    """Whether the input after position c meets an output token of a pair with `votes` votes within AHEAD
+    tokens, before any pair's input token: the text there is a template (an example object in the prompt
+    writes '",' after its values), not a record (whose values end at a newline)."""
+    ot = b[H_OFF_TX]
+    for p in range(c + 1, min(c + 1 + AHEAD, b[H_PE])):
+        t = b[ot + p]
+        if t == SEP:
+            return False
+        for k in range(N_VE):
+            o = H_VE + VE_W * k
+            if b[o + 1] == t and b[o + 2] >= votes:
+                return True
+        if _is_end(b, t, votes):
+            return False
+    return False
 
 
 def carried_ends(b, min_votes=CARRY_VOTES):

@@ -241,6 +241,20 @@ def ref_learn_end(text, pe, votes, p, x, n_pairs=4):
     return votes
 
 
+def ref_template_ahead(text, pe, votes, c, need, ahead=32):
+    """value_end.template_ahead by its definition: the input after position c (up to `ahead` tokens, to pe, to
+    a SEP) meets an output token of a pair with `need` votes or more before any such pair's input token."""
+    ok = [(t, x) for t, x, k in votes if k >= need]
+    for p in range(c + 1, min(c + 1 + ahead, pe)):
+        if text[p] == SEP:
+            return False
+        if any(text[p] == x for _, x in ok):
+            return True
+        if any(text[p] == t for t, _ in ok):
+            return False
+    return False
+
+
 def ref_value_end(text, pe, votes, a, o, depth, need, window=128):
     """value_end.value_end by its definition: (m, r), the value copied from end position a ending at the first
     of its next `depth` input tokens that is the input token of a pair with `need` votes or more (the input

@@ -6,10 +6,11 @@ from hypothesis import given, settings, strategies as st
 from lookahead import Drafter, DrafterConfig
 from lookahead.index._layout import H_PE, H_VE, N_VE, VE_W
 from lookahead.index.automaton import extend_many, new_automaton
-from lookahead.index.value_end import CARRY_VOTES, WINDOW, carried_ends, learn_end, seed_ends, value_end
+from lookahead.index.value_end import (AHEAD, CARRY_VOTES, WINDOW, carried_ends, learn_end, seed_ends, template_ahead,
+                                       value_end)
 from lookahead.bench.replay import accepted_length
 from greedy import greedy_tau, session_steps
-from reference_index import ref_learn_end, ref_value_end
+from reference_index import ref_learn_end, ref_template_ahead, ref_value_end
 
 
 def _buffer(text, pe, votes):
@@ -41,6 +42,16 @@ def test_value_end_matches_reference(text, vote, data):
     votes = data.draw(st.integers(1, 3))
     b = _buffer(text, pe, vote)
     assert value_end(b, a, o, depth, votes) == ref_value_end(text, pe, vote, a, o, depth, votes, WINDOW)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(-1, 3), min_size=1, max_size=60), votes, st.data())
+def test_template_ahead_matches_reference(text, vote, data):
+    pe = data.draw(st.integers(0, len(text)))
+    c = data.draw(st.integers(-1, len(text)))
+    votes = data.draw(st.integers(1, 3))
+    b = _buffer(text, pe, vote)
+    assert template_ahead(b, c, votes) == ref_template_ahead(text, pe, vote, c, votes, AHEAD)
 
 
 @settings(max_examples=300, deadline=None)
@@ -234,11 +245,13 @@ def test_carried_value_ends_save_steps_in_a_session_of_templated_requests(tokeni
     assert carried < 0.99 * forgotten, (carried, forgotten)
 
 
-def _first_object_draft(seeded):
-    """(best path, value, record's continuation) four tokens into the second value of a request's first
-    object, when its prompt holds an example (a record, then its object: the template) before the request's
-    own records, so that the first object copies its template from the input. seeded: a first request (memory
-    off) taught the value ends the second one starts with."""
+def _first_object_draft(seeded, into=4, shared=False, at_once=False):
+    """(best path, value, next key, record's continuation) `into` tokens into the second value of a request's
+    first object, when its prompt holds an example (a record, then its object: the template) before the
+    request's own records, so that the first object copies its template from the input. seeded: a first
+    request (memory off) taught the value ends the second one starts with. shared: the example's value starts
+    with the same token as the request's. at_once: the output so far is appended in one call, not replayed
+    greedily (_replay)."""
     rng = np.random.default_rng(5)
     d = Drafter(max_draft=16, learn=seeded, config=DrafterConfig(memory_tokens=0))
     if seeded:
@@ -254,12 +267,18 @@ def _first_object_draft(seeded):
         return [OPEN] + [t for key, v in zip(keys, vals) for t in key + v + [QEND]] + [CLOSE]
 
     vals = [rng.integers(100, 5000, 6).tolist() for _ in range(6)]  # the example's, then the request's
+    if shared:
+        vals[1][0] = vals[4][0]
     # text between the example and the records keeps the records out of reach of the template's run (as the
     # rest of a real prompt does: pointer.WINDOW)
     prompt = [20, NL] + record(vals[:3]) + obj(vals[:3]) + [NL] + list(range(6000, 6100)) + [NL] + record(vals[3:])
     out = obj(vals[3:])
     h = d.begin(prompt)
-    _replay(d, h, out[:out.index(keys[1][-1]) + 1 + 4])
+    so_far = out[:out.index(keys[1][-1]) + 1 + into]
+    if at_once:
+        d.append(h, so_far)
+    else:
+        _replay(d, h, so_far)
     return d.propose(h).best_path().tolist(), vals[4], keys[2], [NL, C]
 
 
@@ -272,3 +291,15 @@ def test_a_first_objects_value_ends_with_the_template_of_an_example_in_the_promp
     # code edit makes, where forks at would-be value ends lose tokens)
     path, v, key, record = _first_object_draft(False)
     assert path[:4] == v[4:] + record, (path, v)
+
+
+def test_a_value_that_starts_as_the_examples_ends_with_the_examples_template():
+    # the pointer's run copies the example object's key, then the value's first token, which the example's
+    # value shares ('"installed_size_kib": 9' of 98, where the record has 92); the value goes on from the
+    # record, and its draft goes back to the example's template where it ends (the output appended at once
+    # leaves no earlier run: template_run has none)
+    path, v, key, record = _first_object_draft(True, into=2, shared=True, at_once=True)
+    assert path[:9] == v[2:] + [11] + key, (path, v)  # the rest of the value, QEND, the next key
+    # the record's own continuation (NL, the next record key) while no value end is known
+    path, v, key, record = _first_object_draft(False, into=2, shared=True, at_once=True)
+    assert path[:6] == v[2:] + record, (path, v)
