@@ -88,9 +88,20 @@ def learn_end(b, p, x):
 
 @njit(cache=True, inline="always")
 def _is_end(b, t, votes):
+    """Whether t is the input token of a pair with `votes` votes (where a value ends in the input: a newline)."""
     for k in range(N_VE):
         o = H_VE + VE_W * k
         if b[o] == t + 1 and b[o + 2] >= votes:
+            return True
+    return False
+
+
+@njit(cache=True, inline="always")
+def _writes(b, x, votes):
+    """Whether x is the output token of a pair with `votes` votes (how the output ends a value: '",')."""
+    for k in range(N_VE):
+        o = H_VE + VE_W * k
+        if b[o + 1] == x and b[o + 2] >= votes:
             return True
     return False
 
@@ -181,10 +192,8 @@ def template_ahead(b, c, votes):
         t = b[ot + p]
         if t == SEP:
             return False
-        for k in range(N_VE):
-            o = H_VE + VE_W * k
-            if b[o + 1] == t and b[o + 2] >= votes:
-                return True
+        if _writes(b, t, votes):
+            return True
         if _is_end(b, t, votes):
             return False
     return False
