@@ -7,6 +7,7 @@ cursors.py     a request's match cursors into other automata; appending tokens
 pointer.py     a request's copy pointer: where in its own text it is copying from
 analogy.py     where a filled-in value comes from, by analogy with earlier values
 value_end.py   where copied values end and the template resumes
+lists.py       a list's next items after the one copied, with the output's separator
 template.py    what followed a key in memory or a corpus, resumed after the value the request just wrote
 substitute.py  tokens the output consistently writes in place of an input token
 spacing.py     a token's spelling with a leading space (a copied value's first token, from the tokenizer)

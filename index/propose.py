@@ -26,7 +26,8 @@ from .opening import (agreed_opening, awaiting_first, newest_opening, only_root,
                       start_splice)
 from .pointer import (AGREE, backmatch, candidate, example_run, pointer_spacing, resume_after_swap, resume_at_break,
                       template_run)
-from .trie import alpha_at, insert, insert_spliced, select
+from .trie import alpha_at, insert, insert_seq, insert_spliced, select
+from .lists import list_draft
 from .template import fires, resume
 from .value_end import POINTER_VOTES, template_ahead, value_end
 
@@ -74,7 +75,8 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff_knobs, power, alpha0, hal
     break where a long copy of the input stopped weighs BRK_W. With an_w > 0 (tier 0 is the
     request's own text), a live analogous place (analogy.py) adds an_w there. With `ends`, a value copied
     from the input forks back to the template where it is predicted to end (value_end.py): the pointer's
-    weight goes to that fork (once the pair has two votes), the analogy's to both. When nothing matches and
+    weight goes to that fork (once the pair has two votes), the analogy's to both; in a list's item (lists.py),
+    the pointer's place (and the occurrences read there) drafts the next items instead. When nothing matches and
     swap_slot is the request's own automaton, the input after the span the output's new tokens replaced
     (pointer.resume_after_swap) is drafted, weighing SWAP_W. keys[1:1 + 2 * nk] name (slot, key state) of
     the other automata whose match broke off at a key a few tokens ago: what followed the value's end there
@@ -129,6 +131,8 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff_knobs, power, alpha0, hal
     b = b0
     ce = -1
     cw = 0.0
+    lce = -1  # where the pointer's list draft (spare[:lk]) starts: occurrences there draft it too
+    lk = 0
     # the template a value copied from the input was left (pointer.template_run): both the pointer's place and
     # the input occurrences read fork back to it where the value ends
     pr0 = template_run(b0) if ends and copy_w > 0.0 else -1
@@ -148,7 +152,15 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff_knobs, power, alpha0, hal
         if ce >= 0:
             cap = max(1, min(Lmax, AGREE))
             cw = copy_w * _pow(backmatch(b, ce, cap, psp) / cap, power)
-            if pr0 >= 0:  # a value copied from the input, the template before it
+            if ends and b[H_VE] != 0:  # a list's item: the next items after it
+                k = list_draft(b, ce, psp, POINTER_VOTES, spare, depth)
+                if k > 0:
+                    nn = insert_seq(spare, k, cw, t_tok, t_par, t_child, t_sib, t_w, nn)
+                    lce = ce
+                    lk = k
+                    ce = -1
+                    cw = 0.0
+            if pr0 >= 0 and ce >= 0:  # a value copied from the input, the template before it
                 m, r = value_end(b, ce, pr0, depth, POINTER_VOTES)
                 if m >= 0:  # the pointer's weight goes to the template where the value ends
                     nn = insert_spliced(b, ce, m, r, cw, depth, t_tok, t_par, t_child, t_sib, t_w, nn)
@@ -183,7 +195,9 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff_knobs, power, alpha0, hal
             w /= src[4 * q + 3]
         for j in range(src[4 * q + 3]):
             x = occbuf[q * occ + j]
-            if tier == 0 and x == ce:
+            if tier == 0 and x == lce:
+                nn = insert_seq(spare, lk, w, t_tok, t_par, t_child, t_sib, t_w, nn)
+            elif tier == 0 and x == ce:
                 nn = insert(b, x, w + cw, depth, t_tok, t_par, t_child, t_sib, t_w, nn)
                 ce = -1  # a shorter context's occurrences repeat the longer one's: count it once
             else:

@@ -8,7 +8,9 @@ every value's start was lost: the analogy (analogy.py) could not find the record
 the copy pointer (pointer.py) could not go back to the input for the next item of a list.
 
 `spaced_ids(tokenizer)` reads, from the tokenizer's vocabulary, which token is each token's spelling with one
-leading space (byte-level BPE marks it "Ġ", SentencePiece "▁"): int32 [vocab], -1 where there is none. The
+leading space (byte-level BPE marks it "Ġ", SentencePiece "▁"): int32 [vocab], -1 where there is none; a spaced
+token that has no spaced spelling of its own holds -(its bare token + 2) instead (`unspaced`: a list's next
+item, spelled " lib" in the input, is drafted as the output writes it, "lib": lists.py). The
 index compares a text token t with an input token x as the same when x == t or x == spaced[t] (`same`), and
 only where a copy starts, so a word inside a value (" disk" in "guest disk image") is still copied as it is:
     analogy.place: the source of the value the text broke off from, and the new value's first token;
@@ -29,8 +31,9 @@ _MARKS = ("\u0120", "\u2581")  # "Ġ" (byte-level BPE: GPT-2, Llama 3, Qwen, Smo
 
 
 def spaced_ids(tokenizer):
-    """int32 [vocab]: for each token id, the id of the same piece with one leading space, or -1 (see the
-    module's docstring). tokenizer: a Hugging Face tokenizer (anything with get_vocab(): piece -> id)."""
+    """int32 [vocab]: for each token id, the id of the same piece with one leading space, or -1, or for a
+    spaced piece with none, -(the bare piece's id + 2) (see the module's docstring). tokenizer: a Hugging Face
+    tokenizer (anything with get_vocab(): piece -> id)."""
     get_vocab = getattr(tokenizer, "get_vocab", None)
     if get_vocab is None:
         raise TypeError(f"spaced_ids needs a Hugging Face tokenizer (with get_vocab()), got {type(tokenizer).__name__}")
@@ -38,11 +41,16 @@ def spaced_ids(tokenizer):
     if not vocab:
         return NO_SPACING.copy()
     out = np.full(max(vocab.values()) + 1, -1, np.int32)
+    back = []
     for piece, i in vocab.items():
         if len(piece) > 1 and piece[0] in _MARKS:
             j = vocab.get(piece[1:])
             if j is not None and out[j] == -1:
                 out[j] = i
+                back.append((i, j))
+    for i, j in back:  # a spaced token with no spaced spelling of its own names its bare one: -(bare + 2)
+        if out[i] == -1:
+            out[i] = -(j + 2)
     return out
 
 
@@ -53,6 +61,14 @@ def same(spacing, x, t):
 
 
 @njit(cache=True, inline="always")
+def unspaced(spacing, x):
+    """The token x spells with a leading space (x's spelling without it), or -1."""
+    v = spacing[x] if 0 <= x < spacing.shape[0] else -1
+    return -v - 2 if v <= -2 else -1
+
+
+@njit(cache=True, inline="always")
 def spaced(spacing, t):
     """t's spelling with a leading space, or -1."""
-    return spacing[t] if 0 <= t < spacing.shape[0] else -1
+    v = spacing[t] if 0 <= t < spacing.shape[0] else -1
+    return v if v >= 0 else -1

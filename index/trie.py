@@ -52,6 +52,28 @@ def _new_node(c, tok, parent, w, t_tok, t_par, t_child, t_sib, t_w):
 
 
 @njit(cache=True, inline="always")
+def _down(node, tok, w, t_tok, t_par, t_child, t_sib, t_w, nn):
+    """One token below `node`: its child with token tok gains w, or node nn becomes that child. Returns (the
+    child, whether it was made); (-1, False) when the trie is full."""
+    c = child_of(node, tok, t_tok, t_child, t_sib)
+    if c != -1:
+        t_w[c] += w
+        return c, False
+    if nn >= t_tok.shape[0]:
+        return -1, False
+    _new_node(nn, tok, node, w, t_tok, t_par, t_child, t_sib, t_w)
+    # appended at the tail: siblings stay in first-seen order (the deterministic tie-break)
+    if t_child[node] == -1:
+        t_child[node] = nn
+    else:
+        q = t_child[node]
+        while t_sib[q] != -1:
+            q = t_sib[q]
+        t_sib[q] = nn
+    return nn, True
+
+
+@njit(cache=True, inline="always")
 def insert_spliced(b, e, m, r, w, depth, t_tok, t_par, t_child, t_sib, t_w, nn):
     """Adds the m tokens after end position e, then the text from position r on (a value, then the template
     after it: value_end.py), up to `depth` tokens in all, with weight w."""
@@ -67,25 +89,12 @@ def insert_spliced(b, e, m, r, w, depth, t_tok, t_par, t_child, t_sib, t_w, nn):
         if tok == SEP:
             return nn
         d += 1
-        c = child_of(node, tok, t_tok, t_child, t_sib)
-        if c != -1:
-            t_w[c] += w
-            node = c
-            continue
-        if nn >= cap:
+        node, made = _down(node, tok, w, t_tok, t_par, t_child, t_sib, t_w, nn)
+        if node == -1:
             return nn
-        _new_node(nn, tok, node, w, t_tok, t_par, t_child, t_sib, t_w)
-        # appended at the tail: siblings stay in first-seen order (the deterministic tie-break)
-        if t_child[node] == -1:
-            t_child[node] = nn
-        else:
-            q = t_child[node]
-            while t_sib[q] != -1:
-                q = t_sib[q]
-            t_sib[q] = nn
-        node = nn
-        nn += 1
-        break
+        if made:
+            nn += 1
+            break
     # below a node just made every node is new, an only child: no search, no sibling list (most of an
     # occurrence's nodes, once it diverged from the ones read before it)
     while d < depth and nn < cap:
@@ -97,6 +106,20 @@ def insert_spliced(b, e, m, r, w, depth, t_tok, t_par, t_child, t_sib, t_w, nn):
         t_child[node] = nn
         node = nn
         nn += 1
+    return nn
+
+
+@njit(cache=True, inline="always")
+def insert_seq(seq, k, w, t_tok, t_par, t_child, t_sib, t_w, nn):
+    """Adds the k tokens seq[:k] below the root with weight w."""
+    node = 0
+    t_w[0] += w
+    for d in range(k):
+        node, made = _down(node, seq[d], w, t_tok, t_par, t_child, t_sib, t_w, nn)
+        if node == -1:
+            break
+        if made:
+            nn += 1
     return nn
 
 

@@ -276,3 +276,93 @@ def ref_value_end(text, pe, votes, a, o, depth, need, window=128):
             if text[p] not in text[o + 1:rs[0]]:  # the same key's earlier value did not go on past it
                 return d, rs[0]
     return -1, -1
+
+
+def _unspaced(spacing, x):
+    """The token whose spelling with a leading space is x, under a spacing map, or None."""
+    hits = [u for u in range(len(spacing)) if spacing[u] == x and x >= 0] if spacing is not None else []
+    return hits[0] if hits and spacing[x] < 0 else None
+
+
+def ref_list_draft(text, pe, votes, c, run, depth, need, spacing=None, sep_max=5, gap=12, item=32):
+    """lists.list_draft by its definition, from the pointer's place c, its run having copied run + 1 tokens:
+    the item starts at text position s = len(text) - 1 - run and input position e = c - run (the same token, or
+    its spelling with a leading space); the output's separator runs from the last of the sep_max tokens before
+    s that is a pair's output token (q) to s; the previous item's last token (text[q - 1]) stands at most gap
+    tokens before e - 1 in the input, and the token after it ends values (`end`), but is not the input token of
+    the most voted pair (the first of them) unless the separator also ends, after pe, right before the
+    previous item (the text before q that agrees with the input up to j, at most item tokens); the delimiter is
+    text[e - 1]. The draft: the item's rest up to its end, and, while an item ends at `end` and a delimiter
+    follows within gap tokens (no other end token between), the separator and the next item, its first token
+    spelled as the output spelled item e's. [] for none."""
+    ok = [(t, x) for t, x, cnt in votes if cnt >= need]
+    ends = {t for t, _ in ok}
+    writes = {x for _, x in ok}
+    n = len(text)
+    s, e = n - 1 - run, c - run
+    if c + 1 >= pe or e < 1 or s - sep_max < pe or not _same(spacing, text[e], text[s]):
+        return []
+    qs = [s - j for j in range(1, sep_max + 1) if text[s - j] in writes]
+    if not qs:
+        return []
+    q = qs[0]
+    end = None
+    for j in range(e - 2, max(e - 2 - gap, -1), -1):
+        if text[j] == SEP:
+            break
+        if _same(spacing, text[j], text[q - 1]):
+            top = max(votes, key=lambda v: v[2])[0] if votes else None  # the first of the most voted
+            sep, k = text[q:s], 0
+            while k < item and q - 1 - k >= pe and j - k >= 0 and _same(spacing, text[j - k], text[q - 1 - k]):
+                k += 1  # the previous item: the text before q, a copy of the input up to j
+            x = q - 1 - k
+            again = k > 0 and x - len(sep) + 1 >= pe and text[x - len(sep) + 1:x + 1] == sep
+            end = text[j + 1] if text[j + 1] in ends and (text[j + 1] != top or again) else None
+            break
+    if end is None:
+        return []
+    delim = text[e - 1]
+    bare = text[e] != text[s]
+    stop = min(pe, n)
+    out = []
+    p = c
+    while len(out) < depth:
+        left = depth - len(out)
+        span = []
+        for x in range(p + 1, min(p + 1 + left, stop)):
+            if text[x] == SEP:
+                break
+            span.append(x)
+        m = next((i for i, x in enumerate(span) if text[x] in ends), None)
+        if m is None:  # no end within the draft: the item runs on
+            if p == c:
+                return []
+            out += [text[x] for x in span]
+            break
+        t = text[span[m]]
+        if t != end and p == c:
+            return []
+        out += [text[x] for x in span[:m]]
+        if t != end:
+            break
+        pd = None
+        for g in range(gap):
+            x = p + 1 + m + g
+            if x + 1 >= pe or text[x] == SEP:
+                break
+            if text[x] == delim:
+                pd = x
+                break
+            if g > 0 and text[x] in ends:
+                break
+        if pd is None:
+            return out if p != c else []
+        out += text[q:s]
+        if len(out) >= depth:
+            break
+        y = _unspaced(spacing, text[pd + 1]) if bare else text[pd + 1]
+        if y is None or y == SEP:
+            break
+        out.append(y)
+        p = pd + 1
+    return out[:depth]

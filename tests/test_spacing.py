@@ -6,7 +6,7 @@ from lookahead import Drafter
 from lookahead.index import new_automaton
 from lookahead.index.address import K_EXT, address_table
 from lookahead.index.propose import scratch
-from lookahead.index.spacing import NO_SPACING, spaced_ids
+from lookahead.index.spacing import NO_SPACING, spaced, spaced_ids, unspaced
 from fake_tokenizer import SpacedVocab
 from greedy import greedy_tau
 
@@ -24,8 +24,12 @@ def test_byte_level_and_sentencepiece_marks():
     sp = spaced_ids(tok)
     assert sp.dtype == np.int32 and sp.shape == (8,)
     # "a" -> "Ġa", "d" -> "▁d"; "b" has no spaced spelling, "Ġ" alone is no word, "Ġc" has no unspaced "c";
-    # "Ġa" -> "ĠĠa" (a second space is a spelling too: indentation)
-    assert sp.tolist() == [1, 7, -1, -1, -1, -1, 5, -1]
+    # "Ġa" -> "ĠĠa" (a second space is a spelling too: indentation); a spaced token with no spaced spelling of
+    # its own names its bare one as -(bare + 2): "▁d" -> "d" (-8), "ĠĠa" -> "Ġa" (-3)
+    assert sp.tolist() == [1, 7, -1, -1, -1, -8, 5, -3]
+    assert [spaced(sp, t) for t in range(8)] == [1, 7, -1, -1, -1, -1, 5, -1]
+    assert [unspaced(sp, t) for t in range(8)] == [-1, -1, -1, -1, -1, 6, -1, 1]
+    assert unspaced(sp, 8) == unspaced(sp, -1) == -1
 
 
 def test_the_default_tokenizer_spells_json_values_without_the_inputs_space(tokenizer):
