@@ -11,7 +11,7 @@ from lookahead.index._layout import H_RUN, SEP
 from lookahead.index.lists import list_draft
 from greedy import greedy_tau
 from reference_index import ref_list_draft
-from test_value_end import _buffer
+from test_value_end import _buffer, vote_pairs
 
 SPACED = {0: 6, 1: 7, 2: 8}  # bare token -> its spelling with a leading space, as spacing.spaced_ids maps them
 
@@ -32,12 +32,8 @@ def _native(text, pe, votes, c, run, depth, need):
     return seq[:k].tolist()
 
 
-votes = st.lists(st.tuples(st.integers(0, 9), st.integers(0, 9), st.integers(1, 3)), max_size=6,
-                 unique_by=lambda v: v[:2])
-
-
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.integers(-1, 9), min_size=2, max_size=60), votes, st.data())
+@given(st.lists(st.integers(-1, 9), min_size=2, max_size=60), vote_pairs(9), st.data())
 def test_list_draft_matches_reference_on_random_text(text, vote, data):
     n = len(text)
     pe = data.draw(st.integers(0, n))

@@ -26,9 +26,13 @@ def _votes(b):
     return [(int(b[o] - 1), int(b[o + 1]), int(b[o + 2])) for o in range(H_VE, H_VE + VE_W * N_VE, VE_W) if b[o]]
 
 
-# distinct (input, output) pairs, as learn_end keeps them
-votes = st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3), st.integers(1, 3)), max_size=N_VE,
-                 unique_by=lambda v: v[:2])
+def vote_pairs(top):
+    """Up to N_VE distinct (input, output) pairs of tokens 0..top with 1-3 votes, as learn_end keeps them."""
+    return st.lists(st.tuples(st.integers(0, top), st.integers(0, top), st.integers(1, 3)), max_size=N_VE,
+                    unique_by=lambda v: v[:2])
+
+
+votes = vote_pairs(3)
 
 
 @settings(max_examples=300, deadline=None)
