@@ -37,7 +37,8 @@ from .corpus import (CorpusIndex, IndexFileError, build_corpus, load_corpus, mer
                      vocab_fingerprint)
 from .memory import Memory
 from .cursors import append_tokens
-from .propose import add_document, propose_batch
+from .batch import propose_batch
+from .propose import add_document
 from .spacing import NO_SPACING, spaced_ids
 from .validate import as_token_ids
 from .warmup import warmup

@@ -128,7 +128,7 @@ def step_at(tab, b_addr, tokens, p_addr, out_addr, vocab):
 
 def address_table(externals, tiers, scratch_i, scratch_f, spacing):
     """The int64 table of the calls above. externals: K_EXT automata (padding with a dummy automaton); tiers:
-    int64 [2, K_EXT] (tuple positions 1..K_EXT in row 0, generations in row 1); scratch_*: propose.scratch;
+    int64 [2, K_EXT] (tuple positions 1..K_EXT in row 0, generations in row 1); scratch_*: batch.scratch;
     spacing: int32 [>= 1] (spacing.py)."""
     if len(externals) != K_EXT or tiers.shape != (2, K_EXT) or tiers.dtype != np.int64:
         raise ValueError("address_table needs K_EXT externals and an int64 [2, K_EXT] tier table")
@@ -136,7 +136,7 @@ def address_table(externals, tiers, scratch_i, scratch_f, spacing):
         if not a.flags.c_contiguous:
             raise ValueError("address_table needs C-contiguous arrays")
     if any(e.dtype != np.int32 for e in externals) or scratch_i.dtype != np.int32 or scratch_f.dtype != np.float64:
-        raise ValueError("address_table needs int32 automata, int32 and float64 work arrays (propose.scratch)")
+        raise ValueError("address_table needs int32 automata, int32 and float64 work arrays (batch.scratch)")
     if spacing.dtype != np.int32 or spacing.ndim != 1 or spacing.shape[0] == 0:
         raise ValueError("address_table needs an int32 [>= 1] spacing map (spacing.spaced_ids, or spacing.NO_SPACING)")
     tab = np.zeros(T_SIZE, np.int64)

@@ -29,7 +29,9 @@ two places, the current run and the one before it:
 With a spacing map (spacing.py), once a value end was seen (a template is being filled: value_end.py), a text
 token agrees with its spelling with a leading space wherever the pointer compares, and going back from the
 output's own text to the input run before it (the input a value came from) may start at that spelling of the
-text's last token alone: a list's next item ('", "lib' after "libc6 (>= 2.14), lib").
+text's last token alone: a list's next item ('", "lib' after "libc6 (>= 2.14), lib"). A token never seen (nothing
+matches) there is mostly a value's first token that the input holds only so spelled: a run that copies the input
+then resumes at it (_resume_unseen), where the places used to stay and the draft was empty.
 
 Stored in the request automaton's header (H_CP, H_CP + 1, H_BRK: 1 + a position, 0 = none; H_RUN: tokens
 the current run copied), so it travels with the buffer (growth copies the header) and needs no state outside it.
@@ -219,6 +221,32 @@ def _break_off(b, nxt, added):
     return False
 
 
+@njit(cache=True, inline="always")
+def _move(b, k, e, nxt, added):
+    """Run k (0: the current one, at place nxt - 1; 1: the one before it) resumes after end position e as the
+    current run; going back to the one before it, the current one becomes that."""
+    if k == 1:
+        _value_ended(b, nxt, added)
+        b[H_CP + 1] = nxt
+    b[H_RUN] = 0
+    b[H_CP] = e + 1
+
+
+@njit(cache=True, inline="always")
+def _resume_unseen(b, nxt, added, sp):
+    """The text's last token was never seen (nothing matches) while a template is filled: mostly a value's or
+    a list item's first token, which the input holds only spelled with a leading space (' q' of ", qemu-",
+    written '", "q'). A run that copies the input (the current one first) resumes at the first place in the
+    WINDOW from it that holds that spelling (sp)."""
+    pe = b[H_PE]
+    for k in range(2):
+        if 0 < b[H_CP + k] <= pe:
+            e = _resume(b, b[H_CP + k], 1, b[H_N_TX] - 1, sp, True)
+            if e >= 0:
+                _move(b, k, e, nxt, added)
+                return
+
+
 @njit(cache=True)
 def track(b, added, sp):
     """Moves request b's pointer after `added` tokens were appended to its text (sp: spacing.py)."""
@@ -228,6 +256,8 @@ def track(b, added, sp):
     if L == 0:  # nothing matches: keep the places where the runs broke off
         if nxt > 0 and _break_off(b, nxt, added):  # a token never seen ended a long copy
             b[H_RUN] = 0
+        if sp.shape[0] > 0:  # unless a value starts there (multi_turn / templated tau, tree: 8.599 / 6.770 ->
+            _resume_unseen(b, nxt, added, sp)  # 8.659 / 6.801; the draft was empty)
         return
     n = b[H_N_TX]
     need = min(L, NEED)
@@ -249,11 +279,7 @@ def track(b, added, sp):
             e = _resume(b, b[H_CP + k], need, n - 1, sp, k == 1 and nxt - 1 >= b[H_PE] > b[H_CP + 1] - 1)
             if e >= 0:
                 learn(b, e, SPAN)
-                if k == 1:  # back to the previous run: the current one becomes the previous
-                    _value_ended(b, nxt, added)
-                    b[H_CP + 1] = nxt
-                b[H_RUN] = 0
-                b[H_CP] = e + 1
+                _move(b, k, e, nxt, added)
                 return
     if L >= ANCHOR:
         pool = np.empty(16, np.int32)

@@ -14,13 +14,12 @@ rescans anything:
     A response's first draft opens the way earlier responses did, then copies the input from that opening
     (opening.py).
 """
-import numpy as np
 from numba import njit
 
 from ._layout import CUR_W, H_AN, H_CUR, H_PE, H_SPL, H_SPLM, H_VE, N_CUR, SEP
 from .borrow import borrow
 from .automaton import extend, extend_many, match_step, recent_occurrences, self_cursor, slen, slink
-from .cursors import append_core, check_ids, cursor_entry
+from .cursors import cursor_entry
 from .analogy import live
 from .opening import (agreed_opening, awaiting_first, newest_opening, only_root, opening_token, recent_openings,
                       start_splice)
@@ -126,7 +125,9 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff_knobs, power, alpha0, hal
                     se = resume_after_swap(sb, extra)
                     if se >= 0:
                         nn = insert(sb, se, SWAP_W[extra], depth, t_tok, t_par, t_child, t_sib, t_w, nn)
-        if not (an_w > 0.0 and live(own) >= 0):
+        # a live analogy, or the copy pointer resumed at the token's spelling with a leading space
+        # (pointer.track), still drafts
+        if not (an_w > 0.0 and live(own) >= 0) and not (copy_w > 0.0 and candidate(own, pointer_spacing(own, sp)) >= 0):
             return nn, alpha_at(0, alpha0, half_len)
     b = b0
     ce = -1
@@ -272,9 +273,10 @@ def propose_one(B, slot, ext, params, out_tok, out_par, out_prob, scratch_i, scr
     nt = 0
     b = borrow(B[slot])
     v, L = self_cursor(b)
-    # a token never seen still has a live analogy when the input spells it with a leading space (spacing.py):
-    # the request's own tier stays, matching nothing, so that the analogy is drafted
-    own = L > 0 or (params[12] > 0.0 and live(b) >= 0)
+    # a token never seen still has a live analogy, or a copy pointer, when the input spells it with a leading
+    # space (spacing.py; pointer.track): the request's own tier stays, matching nothing, so that they draft
+    own = L > 0 or (params[12] > 0.0 and live(b) >= 0) or \
+        (params[11] > 0.0 and b[H_VE] != 0 and candidate(b, pointer_spacing(b, sp)) >= 0)
     keys = borrow(scratch_i[4])  # (count, then per tier: slot, key state) of templates to resume
     keys[0] = 0
     tmpl_w = params[15]
@@ -365,54 +367,3 @@ def propose_one(B, slot, ext, params, out_tok, out_par, out_prob, scratch_i, scr
         if base < min_prob:
             break
     return n_out
-
-
-def scratch_cols(budget, occ):
-    """Columns of the work arrays a proposal of `budget` nodes with `occ` occurrences per source needs."""
-    return max(occ * MAX_TIERS * (1 + MAX_BACKOFF) * (budget + 1) + 1, 3 * MAX_TIERS + 4 * MAX_TIERS * (1 + MAX_BACKOFF),
-               budget, 64)
-
-
-def scratch(budget, occ):
-    """Work arrays for propose_*: (int32 [10, T], float64 [2, T])."""
-    T = scratch_cols(budget, occ)
-    return np.empty((10, T), np.int32), np.empty((2, T), np.float64)
-
-
-@njit(cache=True)
-def propose_batch(B, slots, ext, params, out_tok, out_par, out_prob, out_n, scratch_i, scratch_f, sp):
-    """propose_one for every slot; out_* are [len(slots), >= budget], out_n [len(slots)]; params and sp as
-    propose_one."""
-    for r in range(slots.shape[0]):
-        out_n[r] = propose_one(B, slots[r], ext, params, borrow(out_tok[r]), borrow(out_par[r]),
-                               borrow(out_prob[r]), scratch_i, scratch_f, sp)
-
-
-@njit(cache=True)
-def step_batch(B, slots, tokens, offsets, ext, params, vocab, out_tok, out_par, out_prob, out_n, grown,
-               scratch_i, scratch_f, sp):
-    """For every row r: append tokens[offsets[r]:offsets[r + 1]] to request slots[r], then propose_one into
-    out_*[r] (the per-step hot path of a serving loop, one native call for the whole batch).
-
-    Returns -1 when any id is out of range (then nothing is done), else the number k of rows whose buffer grew
-    (stored back into B), listed in grown[:k] (int64 [>= len(slots)]): mirror just those with Arena.sync, since
-    with requests of mixed lengths some row grows at most steps and a sync costs ~1.6 us a row."""
-    if check_ids(tokens, vocab):
-        return -1
-    B = borrow(B)
-    ext = borrow(ext)
-    window = int(params[6])
-    grew = 0
-    for r in range(slots.shape[0]):
-        s = slots[r]
-        toks = borrow(tokens[offsets[r]:offsets[r + 1]])
-        if toks.shape[0]:
-            n_old = B[s].shape[0]
-            b = append_core(B, s, toks, ext, window, sp)
-            if b.shape[0] != n_old:
-                B[s] = b
-                grown[grew] = r
-                grew += 1
-        out_n[r] = propose_one(B, s, ext, params, borrow(out_tok[r]), borrow(out_par[r]), borrow(out_prob[r]),
-                               scratch_i, scratch_f, sp)
-    return grew

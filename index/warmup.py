@@ -10,7 +10,8 @@ def warmup():
     from .address import address_of, address_table, append_at, propose_at, step_at
     from .cursors import append_tokens
     from .memory import Memory
-    from .propose import N_PARAMS, propose_batch, scratch, step_batch
+    from .batch import propose_batch, scratch, step_batch
+    from .propose import N_PARAMS
     from .paths import _best_paths, best_root_paths
     from .rows import _cut, _gather, _row_keys, _track, cut_lengths, gather_rows, row_keys, track_rows
 

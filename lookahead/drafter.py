@@ -14,7 +14,7 @@ import numpy as np
 
 from .index import Arena, Memory, as_token_ids, new_automaton, text_of
 from .index.address import K_EXT, address_of, address_table, append_at, propose_at, step_at
-from .index.propose import propose_batch, scratch, scratch_cols, step_batch
+from .index.batch import propose_batch, scratch, scratch_cols, step_batch
 from .index.spacing import NO_SPACING, spaced_ids
 from .index.corpus import CorpusIndex, load_corpus
 from .index.entry import entry_point

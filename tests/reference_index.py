@@ -76,9 +76,17 @@ def ref_pointer(text, state, added, pe=0, window=64, need_cap=2, anchor=4, long=
             j += 1
         return j
 
-    if L == 0:  # a token never seen: the places stay; it ends a long copy of the input there
+    if L == 0:  # a token never seen: it ends a long copy of the input there
         if cur > 0 and cur - 1 < pe and run >= long:
-            return {(cur, prev, cur + followed() + 1, 0)}
+            brk, run = cur + followed() + 1, 0
+        # a run that copies the input (the current one first) resumes at the first place in the window from
+        # it that holds the token's spelling with a leading space; else the places stay
+        ts = _spaced(spacing, text[-1])
+        for k, p in enumerate((cur, prev)):
+            if ts is not None and 0 < p <= pe:
+                for e in range(p - 1, min(p - 1 + window, n - 1)):
+                    if text[e + 1] != SEP and e < pe and text[e] == ts:
+                        return {(e + 1, cur if k == 1 else prev, brk, 0)}
         return {(cur, prev, brk, run)}
     need = min(L, need_cap)
 

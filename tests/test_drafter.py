@@ -173,6 +173,25 @@ def test_copy_pointer_with_spaced_tokens_follows_its_rule(reference, data):
     _check_pointer(chunks, reference, spacing={0: 4, 1: 5, 2: 6, 3: 7})
 
 
+def test_a_token_never_seen_resumes_the_copy_at_its_spelling_with_a_space():
+    # a list's next item whose first token the input holds only spelled with a leading space (5 stands for 1
+    # so: ' q' of ", qemu"), written by the output without it ('", "q'): nothing matches that token, yet the
+    # copy goes on there, and is drafted (an empty draft before)
+    spacing = {0: 4, 1: 5, 2: 6, 3: 7}
+    reference = [20, 4, 10, 11, 12, 8, 5, 13, 14, 8, 6, 15]
+    chunks = [[4, 10, 11, 12], [9], [1]]
+    _check_pointer(chunks, reference, spacing=spacing)
+    tok = SpacedVocab(16, spacing)
+    d = Drafter(max_draft=4, learn=False, config=DrafterConfig(substitute=False), tokenizer=tok)
+    h = d.begin([], reference=reference)
+    learn_end(d.arena[d._slot(h)], 0, 9)  # a template is being filled: the pointer compares with spacing
+    for toks in chunks:
+        d.append(h, toks)
+    b = d.arena[d._slot(h)]
+    assert candidate(b, spaced_ids(tok)) == 6
+    assert d.propose(h).best_path().tolist()[:2] == [13, 14]
+
+
 def test_copy_resumes_after_an_inserted_line():
     # lines a..f end with the same token (9); the output copies a, b, inserts a new line x, then ends it: the
     # context's longest match is just "9", most recently followed by the output's own lines, but the copy

@@ -112,3 +112,12 @@ def test_a_records_depends_list_is_drafted_item_after_item(tokenizer, session, i
     path, want = _session_draft(tokenizer, session, index, pos)
     agree = next((i for i, (x, y) in enumerate(zip(path, want)) if x != y), min(len(path), len(want)))
     assert agree >= 12, (agree, path, want)
+
+
+def test_an_item_whose_first_token_was_never_seen_bare_is_drafted(tokenizer):
+    # '", "q': the record spells the item " qemu-system-x86" (" q" then "emu"), the output '"' then "q", which
+    # the text never held; the copy resumes at " q" (pointer.track), where nothing matched and the draft was
+    # empty before
+    path, want = _session_draft(tokenizer, "s11-apt-libguestfs", 6, 509)
+    agree = next((i for i, (x, y) in enumerate(zip(path, want)) if x != y), min(len(path), len(want)))
+    assert agree >= 8, (agree, path, want)

@@ -5,7 +5,7 @@ import pytest
 from lookahead import Drafter
 from lookahead.index import new_automaton
 from lookahead.index.address import K_EXT, address_table
-from lookahead.index.propose import scratch
+from lookahead.index.batch import scratch
 from lookahead.index.spacing import NO_SPACING, spaced, spaced_ids, unspaced
 from fake_tokenizer import SpacedVocab
 from greedy import greedy_tau
