@@ -2,9 +2,9 @@
 from lookahead.bench.replay import accepted_length
 
 
-def greedy_tau(d, prompt, out):
-    """Tokens per target step of Drafter d over prompt -> out; returns (tau, handle), the request left open."""
-    h = d.begin(prompt)
+def replay(d, h, out):
+    """Appends `out` to request h of Drafter d as a greedy target would (the accepted part of each draft, then
+    one token), so that the pointer and the analogy follow as in an engine; returns the number of steps."""
     pos = steps = 0
     while pos < len(out):
         dr = d.propose(h)
@@ -12,7 +12,13 @@ def greedy_tau(d, prompt, out):
         d.append(h, out[pos:pos + adv])
         pos += adv
         steps += 1
-    return len(out) / steps, h
+    return steps
+
+
+def greedy_tau(d, prompt, out):
+    """Tokens per target step of Drafter d over prompt -> out; returns (tau, handle), the request left open."""
+    h = d.begin(prompt)
+    return len(out) / replay(d, h, out), h
 
 
 def session_steps(tokenizer, session, forget=None):

@@ -5,11 +5,10 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from lookahead import Drafter
-from lookahead.bench.replay import accepted_length
 from lookahead.bench.workloads import load_workload
 from lookahead.index._layout import H_RUN, SEP
 from lookahead.index.lists import list_draft
-from greedy import greedy_tau
+from greedy import greedy_tau, replay
 from reference_index import ref_list_draft
 from test_value_end import _buffer, vote_pairs
 
@@ -79,16 +78,6 @@ def test_list_draft_matches_reference_on_lists(case, data):
     assert len(got) <= depth and SEP not in got
 
 
-def _replay(d, h, out):
-    """Appends `out` to request h as a greedy target would (the accepted part of each draft, then one token)."""
-    pos = 0
-    while pos < len(out):
-        dr = d.propose(h)
-        adv = min(accepted_length(dr.tokens, dr.parents, out[pos:]) + 1, len(out) - pos)
-        d.append(h, out[pos:pos + adv])
-        pos += adv
-
-
 def _session_draft(tokenizer, session, index, pos):
     """(best path, output) at output position pos of request `index` of a multi_turn session, its requests
     replayed greedily in order through one Drafter made with the tokenizer, as the bench does."""
@@ -98,7 +87,7 @@ def _session_draft(tokenizer, session, index, pos):
         d.end(greedy_tau(d, r["prompt_ids"], r["output_ids"])[1])
     out = list(recs[index]["output_ids"])
     h = d.begin(recs[index]["prompt_ids"])
-    _replay(d, h, out[:pos])
+    replay(d, h, out[:pos])
     return d.propose(h).best_path().tolist(), out[pos:pos + 16]
 
 

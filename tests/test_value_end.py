@@ -8,8 +8,7 @@ from lookahead.index._layout import H_PE, H_VE, N_VE, VE_W
 from lookahead.index.automaton import extend_many, new_automaton
 from lookahead.index.value_end import (AHEAD, CARRY_VOTES, WINDOW, carried_ends, learn_end, seed_ends, template_ahead,
                                        value_end)
-from lookahead.bench.replay import accepted_length
-from greedy import greedy_tau, session_steps
+from greedy import greedy_tau, replay, session_steps
 from reference_index import ref_learn_end, ref_template_ahead, ref_value_end
 
 
@@ -142,26 +141,15 @@ def test_the_vote_holds_the_records_line_end():
     assert top[:2] == (5, 11) and top[2] >= 2  # NL in the record, QEND in the object
 
 
-def _replay(d, h, out):
-    """Appends `out` to request h as a greedy target would (the accepted part of each draft, then one token),
-    so that the pointer and the analogy follow as in an engine."""
-    pos = 0
-    while pos < len(out):
-        dr = d.propose(h)
-        adv = min(accepted_length(dr.tokens, dr.parents, out[pos:]) + 1, len(out) - pos)
-        d.append(h, out[pos:pos + adv])
-        pos += adv
-
-
 def _draft_in_second_value(config):
     """(best path, value, record's continuation) two tokens into object 2's first value (the values of object
-    1 taught where values end), the output replayed greedily up to there (_replay)."""
+    1 taught where values end), the output replayed greedily up to there (greedy.replay)."""
     rng = np.random.default_rng(2)
     prompt, out = _records(rng, 4)
     d = Drafter(max_draft=16, learn=False, config=config)
     h = d.begin(prompt)
     second = out.index(6, out.index(6, 1) + 1)  # object 2 (OPEN)
-    _replay(d, h, out[:second + 4])  # its first key (QA) and two tokens of its value
+    replay(d, h, out[:second + 4])  # its first key (QA) and two tokens of its value
     v = out[second + 2:out.index(11, second)]
     at = [i for i in range(len(prompt) - len(v)) if prompt[i:i + len(v)] == v][0] + len(v)
     return d.propose(h).best_path().tolist(), v, prompt[at:at + 2]
@@ -255,7 +243,7 @@ def _first_object_draft(seeded, into=4, shared=False, at_once=False):
     request's own records, so that the first object copies its template from the input. seeded: a first
     request (memory off) taught the value ends the second one starts with. shared: the example's value starts
     with the same token as the request's. at_once: the output so far is appended in one call, not replayed
-    greedily (_replay)."""
+    greedily (greedy.replay)."""
     rng = np.random.default_rng(5)
     d = Drafter(max_draft=16, learn=seeded, config=DrafterConfig(memory_tokens=0))
     if seeded:
@@ -282,7 +270,7 @@ def _first_object_draft(seeded, into=4, shared=False, at_once=False):
     if at_once:
         d.append(h, so_far)
     else:
-        _replay(d, h, so_far)
+        replay(d, h, so_far)
     return d.propose(h).best_path().tolist(), vals[4], keys[2], [NL, C]
 
 
