@@ -267,7 +267,7 @@ def ref_value_end(text, pe, votes, a, o, depth, need, window=128):
     """value_end.value_end by its definition: (m, r), the value copied from end position a ending at the first
     of its next `depth` input tokens that is the input token of a pair with `need` votes or more (the input
     stopping at pe and at SEP) and that the earlier value (text positions o + 1 .. r - 1) does not hold, the
-    template going on at the first position r from o (within `window`, followed by text) holding the output
+    template going on at the first position r after o (within `window`, followed by text) holding the output
     token of such a pair for that input token."""
     ok = [(t, x) for t, x, c in votes if c >= need]
     if not votes or o < 0:
@@ -278,7 +278,7 @@ def ref_value_end(text, pe, votes, a, o, depth, need, window=128):
         if p >= min(pe, n) or text[p] == SEP:
             return -1, -1
         if any(text[p] == t for t, _ in ok):
-            rs = [r for r in range(o, min(o + window, n - 1)) if (text[p], text[r]) in ok]
+            rs = [r for r in range(o + 1, min(o + window, n - 1)) if (text[p], text[r]) in ok]
             if not rs:
                 return -1, -1
             if text[p] not in text[o + 1:rs[0]]:  # the same key's earlier value did not go on past it

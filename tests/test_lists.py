@@ -110,3 +110,12 @@ def test_an_item_whose_first_token_was_never_seen_bare_is_drafted(tokenizer):
     path, want = _session_draft(tokenizer, "s11-apt-libguestfs", 6, 509)
     agree = next((i for i, (x, y) in enumerate(zip(path, want)) if x != y), min(len(path), len(want)))
     assert agree >= 8, (agree, path, want)
+
+
+def test_an_item_of_a_list_ends_with_the_separator(tokenizer):
+    # '"cryptsetup-bin", "curl"': the template was left at an opening ' "', which is also the output token
+    # of a pair (',' -> ' "'); the item's draft then went on with ' "' (3 tokens agreed), not '", "'
+    # (value_end.template_after)
+    path, want = _session_draft(tokenizer, "s11-apt-libguestfs", 6, 575)
+    agree = next((i for i, (x, y) in enumerate(zip(path, want)) if x != y), min(len(path), len(want)))
+    assert agree >= 5, (agree, path, want)
