@@ -295,8 +295,8 @@ def _unspaced(spacing, x):
 def ref_list_draft(text, pe, votes, c, run, depth, need, spacing=None, sep_max=5, gap=12, item=32):
     """lists.list_draft by its definition, from the pointer's place c, its run having copied run + 1 tokens:
     the item starts at text position s = len(text) - 1 - run and input position e = c - run (the same token, or
-    its spelling with a leading space); the output's separator runs from the last of the sep_max tokens before
-    s that is a pair's output token (q) to s; the previous item's last token (text[q - 1]) stands at most gap
+    its spelling with a leading space); the output's separator runs from q to s, q starting the run of pairs'
+    output tokens (after pe) that holds the last of the sep_max tokens before s that is one; the previous item's last token (text[q - 1]) stands at most gap
     tokens before e - 1 in the input, and the token after it ends values (`end`), but is not the input token of
     the most voted pair (the first of them) unless the separator also ends, after pe, right before the
     previous item (the text before q that agrees with the input up to j, at most item tokens); the delimiter is
@@ -314,6 +314,8 @@ def ref_list_draft(text, pe, votes, c, run, depth, need, spacing=None, sep_max=5
     if not qs:
         return []
     q = qs[0]
+    while q - 1 > pe and text[q - 1] in writes:
+        q -= 1
     end = None
     for j in range(e - 2, max(e - 2 - gap, -1), -1):
         if text[j] == SEP:

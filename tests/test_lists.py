@@ -119,3 +119,14 @@ def test_an_item_of_a_list_ends_with_the_separator(tokenizer):
     path, want = _session_draft(tokenizer, "s11-apt-libguestfs", 6, 575)
     agree = next((i for i, (x, y) in enumerate(zip(path, want)) if x != y), min(len(path), len(want)))
     assert agree >= 5, (agree, path, want)
+
+
+@pytest.mark.parametrize("pos", [639, 689])
+def test_a_separator_of_two_value_end_tokens_is_one_separator(tokenizer, pos):
+    # '", "' is '",' then ' "', and both are pairs' output tokens (',' -> '",' and ',' -> ' "'): the separator
+    # starts at '",', so the previous item ends with the input's own last token and the record's next items
+    # are drafted ('", "gdisk", "grub2-common", "iproute2'); taken from ' "' on, the previous item seemed to
+    # end with '",', and the draft went on with the earlier object's list (2 tokens agreed)
+    path, want = _session_draft(tokenizer, "s11-apt-libguestfs", 6, pos)
+    agree = next((i for i, (x, y) in enumerate(zip(path, want)) if x != y), min(len(path), len(want)))
+    assert agree >= 14, (agree, path, want)
