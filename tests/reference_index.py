@@ -296,13 +296,13 @@ def ref_list_draft(text, pe, votes, c, run, depth, need, spacing=None, sep_max=5
     """lists.list_draft by its definition, from the pointer's place c, its run having copied run + 1 tokens:
     the item starts at text position s = len(text) - 1 - run and input position e = c - run (the same token, or
     its spelling with a leading space); the output's separator runs from q to s, q starting the run of pairs'
-    output tokens (after pe) that holds the last of the sep_max tokens before s that is one; the previous item's last token (text[q - 1]) stands at most gap
-    tokens before e - 1 in the input, and the token after it ends values (`end`), but is not the input token of
-    the most voted pair (the first of them) unless the separator also ends, after pe, right before the
-    previous item (the text before q that agrees with the input up to j, at most item tokens); the delimiter is
-    text[e - 1]. The draft: the item's rest up to its end, and, while an item ends at `end` and a delimiter
-    follows within gap tokens (no other end token between), the separator and the next item, its first token
-    spelled as the output spelled item e's. [] for none."""
+    output tokens (after pe) that holds the last of the sep_max tokens before s that is one; the previous
+    item's last token (text[q - 1]) stands at most gap tokens before e - 1 in the input, and the token after
+    it ends values (`end`), but is not the input token of the most voted pair (the first of them) unless the
+    separator also ends, after pe, right before the previous item (the text before q that agrees with the input
+    up to j, at most item tokens); the delimiter is text[e - 1]. The draft: the item's rest up to its end, and,
+    while an item ends at `end` and a delimiter follows within gap tokens (no other end token between), the
+    separator and the next item, its first token spelled as the output spelled item e's. [] for none."""
     ok = [(t, x) for t, x, cnt in votes if cnt >= need]
     ends = {t for t, _ in ok}
     writes = {x for _, x in ok}

@@ -79,8 +79,9 @@ def test_list_draft_matches_reference_on_lists(case, data):
 
 
 def _session_draft(tokenizer, session, index, pos):
-    """(best path, output) at output position pos of request `index` of a multi_turn session, its requests
-    replayed greedily in order through one Drafter made with the tokenizer, as the bench does."""
+    """(agree, best path, output) at output position pos of request `index` of a multi_turn session, its
+    requests replayed greedily in order through one Drafter made with the tokenizer, as the bench does; agree:
+    how many of the best path's first tokens equal the output's from there."""
     recs = [r for r in load_workload("multi_turn", tokenizer) if r["session"].endswith(session)]
     d = Drafter(max_draft=16, tokenizer=tokenizer)
     for r in recs[:index]:
@@ -88,7 +89,9 @@ def _session_draft(tokenizer, session, index, pos):
     out = list(recs[index]["output_ids"])
     h = d.begin(recs[index]["prompt_ids"])
     replay(d, h, out[:pos])
-    return d.propose(h).best_path().tolist(), out[pos:pos + 16]
+    path, want = d.propose(h).best_path().tolist(), out[pos:pos + 16]
+    agree = next((i for i, (x, y) in enumerate(zip(path, want)) if x != y), min(len(path), len(want)))
+    return agree, path, want
 
 
 @pytest.mark.parametrize("session, index, pos", [("s11-apt-libguestfs", 5, 427),
@@ -98,8 +101,7 @@ def test_a_records_depends_list_is_drafted_item_after_item(tokenizer, session, i
     # ('16-16",\n      "libtiff6"\n    ],'): the draft goes on through the separator with the record's next
     # item. The template's fork alone went on with the earlier object's next key: 2 and 6 tokens agreed (14
     # and 12 with lists)
-    path, want = _session_draft(tokenizer, session, index, pos)
-    agree = next((i for i, (x, y) in enumerate(zip(path, want)) if x != y), min(len(path), len(want)))
+    agree, path, want = _session_draft(tokenizer, session, index, pos)
     assert agree >= 12, (agree, path, want)
 
 
@@ -107,8 +109,7 @@ def test_an_item_whose_first_token_was_never_seen_bare_is_drafted(tokenizer):
     # '", "q': the record spells the item " qemu-system-x86" (" q" then "emu"), the output '"' then "q", which
     # the text never held; the copy resumes at " q" (pointer.track), where nothing matched and the draft was
     # empty before
-    path, want = _session_draft(tokenizer, "s11-apt-libguestfs", 6, 509)
-    agree = next((i for i, (x, y) in enumerate(zip(path, want)) if x != y), min(len(path), len(want)))
+    agree, path, want = _session_draft(tokenizer, "s11-apt-libguestfs", 6, 509)
     assert agree >= 8, (agree, path, want)
 
 
@@ -116,8 +117,7 @@ def test_an_item_of_a_list_ends_with_the_separator(tokenizer):
     # '"cryptsetup-bin", "curl"': the template was left at an opening ' "', which is also the output token
     # of a pair (',' -> ' "'); the item's draft then went on with ' "' (3 tokens agreed), not '", "'
     # (value_end.template_after)
-    path, want = _session_draft(tokenizer, "s11-apt-libguestfs", 6, 575)
-    agree = next((i for i, (x, y) in enumerate(zip(path, want)) if x != y), min(len(path), len(want)))
+    agree, path, want = _session_draft(tokenizer, "s11-apt-libguestfs", 6, 575)
     assert agree >= 5, (agree, path, want)
 
 
@@ -127,6 +127,5 @@ def test_a_separator_of_two_value_end_tokens_is_one_separator(tokenizer, pos):
     # starts at '",', so the previous item ends with the input's own last token and the record's next items
     # are drafted ('", "gdisk", "grub2-common", "iproute2'); taken from ' "' on, the previous item seemed to
     # end with '",', and the draft went on with the earlier object's list (2 tokens agreed)
-    path, want = _session_draft(tokenizer, "s11-apt-libguestfs", 6, pos)
-    agree = next((i for i, (x, y) in enumerate(zip(path, want)) if x != y), min(len(path), len(want)))
+    agree, path, want = _session_draft(tokenizer, "s11-apt-libguestfs", 6, pos)
     assert agree >= 14, (agree, path, want)

@@ -100,7 +100,6 @@ def test_a_token_the_earlier_value_held_is_not_where_the_value_ends():
         assert value_end(b, 1, o, 3, 2) == ((-1, -1) if m == 4 else (m, r))  # NL lies past a depth of 3
 
 
-
 def test_the_template_goes_on_after_the_place_it_was_left():
     # the template is left at its last token before the value (o): when that token is itself a pair's output
     # token (an opening ' "', paired with the NL a list item may end at), the value's end still lies past it,
@@ -113,6 +112,7 @@ def test_the_template_goes_on_after_the_place_it_was_left():
     b = _buffer(text, len(inp), pairs)
     want = (2, o + 3)  # the value 1 5 6 ends after 5 6; the template goes on at QEND
     assert value_end(b, 1, o, 16, 2) == want == ref_value_end(text, len(inp), pairs, 1, o, 16, 2, WINDOW)
+
 
 def _records(rng, n_rec):
     """Records ("A: value NL B: value NL C: value NL") and the JSON-like objects made of them (values end with
