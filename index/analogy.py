@@ -15,7 +15,8 @@ the next "Version: " after it. So when the text breaks off after end position d 
     1. the source: the longest piece after d (up to SRC tokens) that occurs twice, at its earliest of POOL
        occurrences (the input comes before the output), unless that is d's own (nothing was copied: an edit);
     2. the CTX tokens before the source, at their first occurrence after it (of POOL read) where the text's
-       tokens after the break (the target's own token, usually) follow too: the value's place;
+       tokens after the break (the target's own token, usually) follow too: the value's place. Where there is
+       none, the next earliest source is tried (up to TRIES);
     3. proposals draft what follows that place, with weight analogy_weight, while the text agrees with it.
 
 When the text breaks off from a value's place (the value ended), the template left where the value started
@@ -51,6 +52,7 @@ SRC = 8       # tokens of a continuation (at most) that identify where it was co
 CTX = 4       # tokens before that source, looked for after it
 POOL = 16     # occurrences read (the first the link tree yields) for the earliest source and the next context
 WINDOW = 128  # tokens searched for where the template goes on after a value
+TRIES = 4     # sources tried, earliest first
 AFTER = 4     # tokens after a break that the new place must explain
 
 
@@ -96,39 +98,12 @@ def _piece(b, d, j, t0, twice):
     return v, m
 
 
-@njit(cache=True)
-def place(b, d, j, sp):
-    """The analogous place for a break after end position d, the text's last j tokens being the new value's
-    start: the end position whose next j tokens equal those (the first one may be its spelling with a
-    leading space: spacing.py, sp), or -1 (none found)."""
+@njit(cache=True, inline="always")
+def _after_source(b, s, d, j, sp, pool):
+    """The place the source at s points to: the first occurrence after s (of POOL read into pool) of the CTX
+    tokens before it, followed by the text's last j tokens; its end position (of those j), or -1."""
     ot = b[H_OFF_TX]
     n = b[H_N_TX]
-    if d < 0 or d + 2 >= n - j:
-        return -1
-    # the source: the earliest occurrence of the longest piece after d (up to SRC tokens) seen twice
-    v, m = _piece(b, d, j, b[ot + d + 1], True)
-    # or, when longer, seen once with its first token spelled with a leading space: a value copied from a
-    # "Key: value" line (" pool/main/..." there, '"pool/main/...' in the JSON at d + 1; the output's own
-    # spelling often occurs once more a few tokens long, in the prompt's examples: '"pool/main/'). Longer by
-    # one, not two: multi_turn / templated tau, tree, 8.430 / 6.562 -> 8.442 / 6.570; on ties too, templated
-    # gained (6.616) and multi_turn lost (8.429)
-    ts = spaced(sp, b[ot + d + 1])
-    if ts >= 0:
-        vs, ms = _piece(b, d, j, ts, False)
-        if ms > m:
-            v = vs
-            m = ms
-    if m == 0:
-        return -1
-    pool = np.empty(POOL, np.int32)
-    k = occurrences(b, v, pool, POOL, False)
-    s = d + m
-    for i in range(k):
-        s = min(s, pool[i])
-    s -= m - 1  # the source's first token
-    if s >= d + 1 or s < CTX:
-        return -1  # copied from nowhere earlier
-    # the analogous place: the first occurrence after the source of the CTX tokens before it
     v = 0
     L = 0
     for i in range(CTX):
@@ -151,6 +126,53 @@ def place(b, d, j, sp):
     if best == n:
         return -1
     return best + j - 1
+
+
+@njit(cache=True)
+def place(b, d, j, sp):
+    """The analogous place for a break after end position d, the text's last j tokens being the new value's
+    start: the end position whose next j tokens equal those (the first one may be its spelling with a
+    leading space: spacing.py, sp), or -1 (none found)."""
+    ot = b[H_OFF_TX]
+    n = b[H_N_TX]
+    if d < 0 or d + 2 >= n - j:
+        return -1
+    # the source: an earlier occurrence of the longest piece after d (up to SRC tokens) seen twice
+    v, m = _piece(b, d, j, b[ot + d + 1], True)
+    # or, when longer, seen once with its first token spelled with a leading space: a value copied from a
+    # "Key: value" line (" pool/main/..." there, '"pool/main/...' in the JSON at d + 1; the output's own
+    # spelling often occurs once more a few tokens long, in the prompt's examples: '"pool/main/'). Longer by
+    # one, not two: multi_turn / templated tau, tree, 8.430 / 6.562 -> 8.442 / 6.570; on ties too, templated
+    # gained (6.616) and multi_turn lost (8.429)
+    ts = spaced(sp, b[ot + d + 1])
+    if ts >= 0:
+        vs, ms = _piece(b, d, j, ts, False)
+        if ms > m:
+            v = vs
+            m = ms
+    if m == 0:
+        return -1
+    pool = np.empty(2 * POOL, np.int32)
+    k = occurrences(b, v, pool, POOL, False)
+    # the sources: the piece's first tokens before d + 1 (the input comes before the output), earliest first
+    c = 0
+    for i in range(k):
+        s = pool[i] - (m - 1)
+        if CTX <= s < d + 1:
+            q = c
+            while q > 0 and pool[q - 1] > s:  # pool[c:i] are free: insertion sort in place
+                pool[q] = pool[q - 1]
+                q -= 1
+            pool[q] = s
+            c += 1
+    # the earliest source whose context goes on where the new value starts: where the earliest occurrence's
+    # context leads nowhere (an example, or a record with no next one), a later copy of the value may
+    # (multi_turn / templated tau, tree, 8.663 / 6.802 -> 8.714 / 6.823; chain 8.414 / 6.543 -> 8.493 / 6.591)
+    for i in range(min(c, TRIES)):
+        x = _after_source(b, pool[i], d, j, sp, pool[POOL:])
+        if x >= 0:
+            return x
+    return -1
 
 
 @njit(cache=True, inline="always")

@@ -148,12 +148,12 @@ def ref_resume_after_swap(text, brk, pe, extra, swap=2):
     return -1
 
 
-def ref_place(text, d, j, src=8, ctx=4, pool=16, spacing=None):
+def ref_place(text, d, j, src=8, ctx=4, pool=16, spacing=None, tries=4):
     """analogy.place by brute force over the whole text: (place, exact). The fast path reads only the first
     `pool` occurrences the link tree yields; exact says that nothing it reads occurs more often, so the two
     must agree. With a spacing map, the source may also be the piece after d with its first token spelled
     with a leading space, occurring at all, when that is longer; the place's first token may be the
-    text's spelled so."""
+    text's spelled so. The sources are the piece's earlier occurrences, tried earliest first."""
     n = len(text)
     if d < 0 or d + 2 >= n - j:
         return -1, True
@@ -184,15 +184,18 @@ def ref_place(text, d, j, src=8, ctx=4, pool=16, spacing=None):
         return -1, True
     ss = starts(piece)
     exact = len(ss) <= pool
-    s = min(ss)  # the source: where that piece first occurs
-    if s >= d + 1 or s < ctx or SEP in text[s - ctx:s]:
-        return -1, exact
-    cs = starts(text[s - ctx:s])
-    exact = exact and len(cs) <= pool
-    xs = [p + ctx for p in cs]  # places after the same context
-    xs = [x for x in xs if x > s and x != d + 1 and x + j < n - j and _same(spacing, text[x], text[n - j])
-          and text[x + 1:x + j] == text[n - j + 1:] and text[x + j] != SEP]
-    return (min(xs) + j - 1 if xs else -1), exact
+    # the sources, earliest first: the first of them (up to `tries`) whose context goes on where the value starts
+    for s in sorted(p for p in ss if ctx <= p < d + 1)[:tries]:
+        if SEP in text[s - ctx:s]:
+            continue
+        cs = starts(text[s - ctx:s])
+        exact = exact and len(cs) <= pool
+        xs = [p + ctx for p in cs]  # places after the same context
+        xs = [x for x in xs if x > s and x != d + 1 and x + j < n - j and _same(spacing, text[x], text[n - j])
+              and text[x + 1:x + j] == text[n - j + 1:] and text[x + j] != SEP]
+        if xs:
+            return min(xs) + j - 1, exact
+    return -1, exact
 
 
 def ref_learn(text, pe, pairs, e, added, right=3, span=8, confirm=2, n_sub=2):
