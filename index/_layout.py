@@ -20,7 +20,7 @@ MAGIC = 0x4C4B4844  # "LKHD"
 SEP = -1  # separates documents inside one text; never a real token, so matches never cross it
 
 # header fields
-H_SIZE = 96
+H_SIZE = 128
 H_MAGIC = 0
 H_CAP_ST = 1
 H_N_ST = 2
@@ -78,7 +78,12 @@ H_RUN = H_BRK + 1
 # the branch is the analogy's own while it is in a value, else the first source's
 H_SPL = H_RUN + 1
 H_SPLM = H_SPL + 1
-assert H_SPLM < H_SIZE
+# predicted values (analogy.py): the next of N_VS entries to write, then per entry (1 + a text position where a
+# value started, in the output where the analogy placed it or in the template it broke off from (0 = none),
+# 1 + where the next record's value of the same key starts)
+H_VS = H_SPLM + 1
+N_VS = 16
+assert H_VS + 2 * N_VS < H_SIZE
 
 # state fields
 ST_W = 9

@@ -17,7 +17,13 @@ the next "Version: " after it. So when the text breaks off after end position d 
     2. the CTX tokens before the source, at their first occurrence after it (of POOL read) where the text's
        tokens after the break (the target's own token, usually) follow too: the value's place. Where there is
        none, the next earliest source is tried (up to TRIES);
-    3. proposals draft what follows that place, with weight analogy_weight, while the text agrees with it.
+    3. proposals draft what follows that place, with weight analogy_weight, while the text agrees with it;
+    4. where the value started in the output is kept with the next record's place for the same key (the first
+       place after this one that follows the same CTX tokens): the next time a draft copies that object (the
+       template of the next one), it drafts the next record's value where this one starts, then the template
+       after it (predicted, weighing predict_weight times the copy), so the target need not break off there
+       first. A break there whose new tokens that place holds moves the analogy to it whatever their number.
+       Kept only once value ends were learned (value_end.py; code edits learn none).
 
 When the text breaks off from a value's place (the value ended), the template left where the value started
 resumes at the first place within WINDOW tokens where the text's new tokens (",) occur: the next key. Where
@@ -42,7 +48,8 @@ independent of the context's length.
 import numpy as np
 from numba import njit
 
-from ._layout import H_AN, H_N_TX, H_OFF_ST, H_OFF_TX, H_SPL, H_SPLM, S_CLONE, S_LTH, SEP, ST_W
+from ._layout import (H_AN, H_N_TX, H_OFF_ST, H_OFF_TX, H_SPL, H_SPLM, H_VE, H_VS, N_VS, S_CLONE, S_LTH, SEP,
+                      ST_W)
 from .automaton import match_step, occurrences
 from .pointer import agree, backmatch
 from .spacing import same, spaced
@@ -160,7 +167,7 @@ def place(b, d, j, sp):
         s = pool[i] - (m - 1)
         if CTX <= s < d + 1:
             q = c
-            while q > 0 and pool[q - 1] > s:  # pool[c:i] are free: insertion sort in place
+            while q > 0 and pool[q - 1] > s:  # pool[c:i + 1] are free: insertion sort in place
                 pool[q] = pool[q - 1]
                 q -= 1
             pool[q] = s
@@ -188,18 +195,81 @@ def _resume(b, o, j, sp):
 
 
 @njit(cache=True, inline="always")
+def _keep(b, t, r):
+    """Keeps (t, r): a value starts at text position t, the next record's value of its key at r (replacing
+    what was kept for t, else the oldest entry)."""
+    for i in range(N_VS):
+        if b[H_VS + 1 + 2 * i] == t + 1:
+            b[H_VS + 2 + 2 * i] = r + 1
+            return
+    h = b[H_VS]
+    b[H_VS + 1 + 2 * h] = t + 1
+    b[H_VS + 2 + 2 * h] = r + 1
+    b[H_VS] = (h + 1) % N_VS
+
+
+@njit(cache=True, inline="always")
+def _remember(b, t0, t1, xs, sp):
+    """A value placed by analogy starts at output position t0, where the template it broke off from held its
+    own value at t1, and is copied from the place starting at xs: keeps, for both, where the next record's
+    value of the same key starts (the first place after xs that follows the CTX tokens before xs), for the
+    next time a draft copies either through there (predicted): the next object is copied from this one, or
+    from the same template."""
+    pool = np.empty(POOL, np.int32)
+    x = _after_source(b, xs, t0 - 1, 0, sp, pool)
+    if x < 0:
+        return
+    _keep(b, t0, x + 1)  # _after_source gives the end position before the place
+    _keep(b, t1, x + 1)
+
+
+@njit(cache=True, inline="always")
+def predicted(b, a, depth):
+    """The first value start t0 kept by _remember within `depth` tokens after template place a: (m, r), the
+    template's m tokens after a lead to it, and the next record's value starts at r; (-1, -1) when none."""
+    t = -1
+    r = -1
+    for i in range(N_VS):
+        u = b[H_VS + 1 + 2 * i] - 1
+        if a < u <= a + depth and (t < 0 or u < t):
+            t = u
+            r = b[H_VS + 2 + 2 * i] - 1
+    if t < 0:
+        return -1, -1
+    return t - a - 1, r
+
+
+@njit(cache=True, inline="always")
+def _confirmed(b, d, j):
+    """The text broke off from a template at end position d with j new tokens: when a value kept by _remember
+    starts at d + 1 and its predicted place holds those j tokens, the end position of them there; else -1."""
+    for i in range(N_VS):
+        if b[H_VS + 1 + 2 * i] - 1 == d + 1:
+            r = b[H_VS + 2 + 2 * i] - 1
+            if agree(b, r - 1, j) == j:
+                return r - 1 + j
+    return -1
+
+
+@njit(cache=True, inline="always")
 def _look_up(b, e, k, added, sp):
     """The text broke off from end position e after k of the `added` tokens: looks for the new value's place
-    by analogy and keeps it (with e + k as the template to resume after it); whether one was found."""
+    (predicted, else by analogy) and keeps it (with e + k as the template to resume after it); whether one
+    was found."""
     j = added - k
-    if j > AFTER:
-        return False
-    x = place(b, e + k, j, sp)
+    kept = b[H_VE] != 0  # values copied into a template were seen (code edits: none)
+    x = _confirmed(b, e + k, j) if kept else -1
     if x < 0:
-        return False
+        if j > AFTER:
+            return False
+        x = place(b, e + k, j, sp)
+        if x < 0:
+            return False
     b[H_AN] = x + 1
     b[H_AN + 2] = e + k + 1
     b[H_AN + 3] = 1
+    if kept:
+        _remember(b, b[H_N_TX] - j, e + k + 1, x - j + 1, sp)
     return True
 
 

@@ -16,16 +16,16 @@ rescans anything:
 """
 from numba import njit
 
-from ._layout import CUR_W, H_AN, H_CUR, H_PE, H_SPL, H_SPLM, H_VE, N_CUR, SEP
+from ._layout import CUR_W, H_AN, H_CP, H_CUR, H_PE, H_SPL, H_SPLM, H_VE, N_CUR, SEP
 from .borrow import borrow
 from .automaton import extend, extend_many, match_step, recent_occurrences, self_cursor, slen, slink
 from .cursors import cursor_entry
-from .analogy import live
+from .analogy import live, predicted
 from .opening import (agreed_opening, awaiting_first, newest_opening, only_root, opening_token, recent_openings,
                       start_splice)
 from .pointer import (AGREE, backmatch, candidate, example_run, pointer_spacing, resume_after_swap, resume_at_break,
                       template_run)
-from .trie import alpha_at, insert, insert_seq, insert_spliced, select
+from .trie import alpha_at, insert, insert_seq, insert_spliced, insert_spliced2, select
 from .lists import list_draft
 from .template import fires, resume
 from .value_end import POINTER_VOTES, template_ahead, value_end
@@ -37,7 +37,7 @@ BRK_W = 4.0  # weight of the input's continuation at a break (flat: 2 to 6 give 
 SWAP_W = (4.0, 2.0, 2.0)
 
 MAX_TIERS = 1 + N_CUR
-N_PARAMS = 18  # length of propose_one's params
+N_PARAMS = 19  # length of propose_one's params
 MAX_BACKOFF = 4
 
 
@@ -56,32 +56,51 @@ def _pow(x, power):
 
 
 @njit(cache=True, inline="always")
+def _predict(b, x, w, depth, ends, t_tok, t_par, t_child, t_sib, t_w, nn):
+    """A copy from end position x (an earlier object of the output, or the template it copied) meets the start
+    of a value the analogy placed (analogy.predicted): the next record's value there, then the template after
+    it, weighs w. Not in a list's items (lists.py: the pointer drafts the next items; a value predicted there
+    took the earlier object's next item)."""
+    if w <= 0.0 or b[H_VE] == 0:  # only once values copied into a template were seen (code edits: none)
+        return nn
+    if 0 < b[H_CP] <= b[H_PE]:  # the pointer copies the input (a record's value or list): it drafts that
+        return nn
+    pm, pr = predicted(b, x, depth)
+    if pm < 0:
+        return nn
+    m2, r2 = value_end(b, pr - 1, x + pm, depth - pm, 1) if ends else (-1, -1)
+    if m2 < 0:
+        m2, r2 = depth, 0
+    return insert_spliced2(b, x, pm, pr, m2, r2, w, depth, t_tok, t_par, t_child, t_sib, t_w, nn)
+
+
+@njit(cache=True, inline="always")
 def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff_knobs, power, alpha0, half_len, self_w, norm, copy_w, an_w,
                 ends, swap_slot, t_tok, t_par, t_child, t_sib, t_w, occbuf, src, spare, own, keys, nk, tmpl_w, sp):
     """Merges continuations of every tier's matched suffix into a weighted trie rooted at node 0.
 
-    Per tier, the longest match and then up to `backoff` shorter ones (suffix-link ancestors: the PPM idea,
-    so a tree also covers what follows the shorter context) each contribute up to `occ` occurrences; as in
-    PPM, a context seen `occ` times or more needs no shorter one (its newest occurrences are mostly the same
-    places again; stopping there costs no tokens per step on the workloads and saves up to a third of a
-    proposal). A shorter context is read only while it is at least `bratio` of the longest match's length (it
-    weighs (L / Lmax)^power: 1% at a tenth; reading it cost a fifth of a proposal for the same tau), and only
-    `bdepth` tokens after each of its occurrences (deeper, its weight never decides a draft; backoff_knobs
-    is (backoff, bratio, bdepth)). A tier whose longest match only ends at the end of its own text backs off first. An
-    occurrence weighs (L / Lmax)^power. With copy_w > 0 (tier 0 is the request's own text), the place its
-    copy pointer points at weighs copy_w (l / c)^power more, for an agreement of length l <= c =
-    min(Lmax, AGREE) there (first, when it is not among the occurrences read), and the place after the
-    break where a long copy of the input stopped weighs BRK_W. With an_w > 0 (tier 0 is the
-    request's own text), a live analogous place (analogy.py) adds an_w there. With `ends`, a value copied
-    from the input forks back to the template where it is predicted to end (value_end.py): the pointer's
-    weight goes to that fork (once the pair has two votes), the analogy's to both; in a list's item (lists.py),
-    the pointer's place (and the occurrences read there) drafts the next items instead. When nothing matches and
-    swap_slot is the request's own automaton, the input after the span the output's new tokens replaced
-    (pointer.resume_after_swap) is drafted, weighing SWAP_W. keys[1:1 + 2 * nk] name (slot, key state) of
-    the other automata whose match broke off at a key a few tokens ago: what followed the value's end there
-    weighs tmpl_w, split over the occurrences read (template.py). sp: spacing.py. Returns (nodes, alpha).
+    Per tier, the longest match and then up to `backoff` shorter ones (suffix-link ancestors: the PPM idea, so a
+    tree also covers what follows the shorter context) each contribute up to `occ` occurrences; as in PPM, a context
+    seen `occ` times or more needs no shorter one (its newest occurrences are mostly the same places again; stopping
+    there costs no tokens per step on the workloads and saves up to a third of a proposal). A shorter context is
+    read only while it is at least `bratio` of the longest match's length (it weighs (L / Lmax)^power: 1% at a
+    tenth; reading it cost a fifth of a proposal for the same tau), and only `bdepth` tokens after each of its
+    occurrences (deeper, its weight never decides a draft; backoff_knobs is (backoff, bratio, bdepth, pred_w),
+    pred_w weighing predicted values: _predict). A tier whose longest match only ends at the end of its own text
+    backs off first. An occurrence weighs (L / Lmax)^power. With copy_w > 0 (tier 0 is the request's own text), the
+    place its copy pointer points at weighs copy_w (l / c)^power more, for an agreement of length l <= c = min(Lmax,
+    AGREE) there (first, when it is not among the occurrences read), and the place after the break where a long copy
+    of the input stopped weighs BRK_W. With an_w > 0 (tier 0 is the request's own text), a live analogous place
+    (analogy.py) adds an_w there. With `ends`, a value copied from the input forks back to the template where it is
+    predicted to end (value_end.py): the pointer's weight goes to that fork (once the pair has two votes), the
+    analogy's to both; in a list's item (lists.py), the pointer's place (and the occurrences read there) drafts the
+    next items instead. When nothing matches and swap_slot is the request's own automaton, the input after the span
+    the output's new tokens replaced (pointer.resume_after_swap) is drafted, weighing SWAP_W. keys[1:1 + 2 * nk]
+    name (slot, key state) of the other automata whose match broke off at a key a few tokens ago: what followed the
+    value's end there weighs tmpl_w, split over the occurrences read (template.py). sp: spacing.py. Returns (nodes,
+    alpha).
     """
-    backoff, bratio, bdepth = backoff_knobs
+    backoff, bratio, bdepth, pred_w = backoff_knobs
     t_tok[0] = -1
     t_par[0] = -1
     t_child[0] = -1
@@ -200,6 +219,8 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff_knobs, power, alpha0, hal
                 nn = insert_seq(spare, lk, w, t_tok, t_par, t_child, t_sib, t_w, nn)
             elif tier == 0 and x == ce:
                 nn = insert(b, x, w + cw, depth, t_tok, t_par, t_child, t_sib, t_w, nn)
+                if an_w > 0.0 and q == 0 and lk == 0:
+                    nn = _predict(b, x, pred_w * (w + cw), depth, ends, t_tok, t_par, t_child, t_sib, t_w, nn)
                 ce = -1  # a shorter context's occurrences repeat the longer one's: count it once
             else:
                 m, r = -1, -1
@@ -218,6 +239,8 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff_knobs, power, alpha0, hal
                         spl_m = m
                 else:
                     nn = insert(b, x, w, dq, t_tok, t_par, t_child, t_sib, t_w, nn)
+                    if an_w > 0.0 and tier == 0 and q == 0 and lk == 0:  # an earlier object, or its template
+                        nn = _predict(b, x, pred_w * w, dq, ends, t_tok, t_par, t_child, t_sib, t_w, nn)
     alpha = alpha_at(Lmax, alpha0, half_len)
     if an_w > 0.0:
         b = b0
@@ -233,6 +256,8 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff_knobs, power, alpha0, hal
             if m >= 0:  # a value: both where it is predicted to end and where the input goes on
                 nn = insert_spliced(b, a, m, r, an_w, depth, t_tok, t_par, t_child, t_sib, t_w, nn)
             nn = insert(b, a, an_w, depth, t_tok, t_par, t_child, t_sib, t_w, nn)
+            if b[H_AN + 3] == 0 and lk == 0:  # the template: where its next value was, the next record's
+                nn = _predict(b, a, pred_w * an_w, depth, ends, t_tok, t_par, t_child, t_sib, t_w, nn)
     return nn, alpha
 
 
@@ -269,7 +294,8 @@ def propose_one(B, slot, ext, params, out_tok, out_par, out_prob, scratch_i, scr
     src = tiers[3 * MAX_TIERS:]
     spine_tok = borrow(scratch_i[9])
     backoff = min(backoff, MAX_BACKOFF)
-    backoff_knobs = (backoff, params[16], int(params[17]))  # backoff, backoff_ratio, backoff_depth
+    # backoff, backoff_ratio, backoff_depth, and predict_weight (in the tuple: _build_trie takes 30 arguments)
+    backoff_knobs = (backoff, params[16], int(params[17]), params[18])
     nt = 0
     b = borrow(B[slot])
     v, L = self_cursor(b)

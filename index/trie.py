@@ -29,13 +29,13 @@ def child_of(node, tok, t_tok, t_child, t_sib):
 @njit(cache=True, inline="always")
 def insert(b, e, w, depth, t_tok, t_par, t_child, t_sib, t_w, nn):
     """Adds the text that followed end position e in automaton b (up to `depth` tokens) with weight w."""
-    return insert_spliced(b, e, depth, 0, w, depth, t_tok, t_par, t_child, t_sib, t_w, nn)
+    return insert_spliced2(b, e, depth, 0, depth, 0, w, depth, t_tok, t_par, t_child, t_sib, t_w, nn)
 
 
 @njit(cache=True, inline="always")
-def _spliced_token(b, ot, n_tx, sub, e, m, r, d):
-    """Token d of the text insert_spliced adds, or SEP where that text ends."""
-    p = e + 1 + d if d < m else r + d - m
+def _spliced_token(b, ot, n_tx, sub, e, m, r, m2, r2, d):
+    """Token d of the text insert_spliced2 adds, or SEP where that text ends."""
+    p = e + 1 + d if d < m else r + d - m if d < m + m2 else r2 + d - m - m2
     if p >= n_tx:
         return SEP
     tok = b[ot + p]
@@ -77,6 +77,14 @@ def _down(node, tok, w, t_tok, t_par, t_child, t_sib, t_w, nn):
 def insert_spliced(b, e, m, r, w, depth, t_tok, t_par, t_child, t_sib, t_w, nn):
     """Adds the m tokens after end position e, then the text from position r on (a value, then the template
     after it: value_end.py), up to `depth` tokens in all, with weight w."""
+    return insert_spliced2(b, e, m, r, depth, 0, w, depth, t_tok, t_par, t_child, t_sib, t_w, nn)
+
+
+@njit(cache=True, inline="always")
+def insert_spliced2(b, e, m, r, m2, r2, w, depth, t_tok, t_par, t_child, t_sib, t_w, nn):
+    """Adds the m tokens after end position e, then m2 tokens from position r, then the text from position
+    r2 on (a template, a value predicted in it, the template after the value: analogy.predicted), up to
+    `depth` tokens in all, with weight w."""
     ot = b[H_OFF_TX]
     n_tx = b[H_N_TX]
     sub = b[H_NSUB] > 0  # input tokens the output writes differently (substitute.py)
@@ -85,7 +93,7 @@ def insert_spliced(b, e, m, r, w, depth, t_tok, t_par, t_child, t_sib, t_w, nn):
     t_w[0] += w
     d = 0
     while d < depth:  # down the nodes made before
-        tok = _spliced_token(b, ot, n_tx, sub, e, m, r, d)
+        tok = _spliced_token(b, ot, n_tx, sub, e, m, r, m2, r2, d)
         if tok == SEP:
             return nn
         d += 1
@@ -98,7 +106,7 @@ def insert_spliced(b, e, m, r, w, depth, t_tok, t_par, t_child, t_sib, t_w, nn):
     # below a node just made every node is new, an only child: no search, no sibling list (most of an
     # occurrence's nodes, once it diverged from the ones read before it)
     while d < depth and nn < cap:
-        tok = _spliced_token(b, ot, n_tx, sub, e, m, r, d)
+        tok = _spliced_token(b, ot, n_tx, sub, e, m, r, m2, r2, d)
         if tok == SEP:
             break
         d += 1

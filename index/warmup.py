@@ -38,7 +38,7 @@ def warmup():
     if grown is not None:
         arena.set(slot, grown)
     for tree in (0, 1):
-        params = np.array([4, tree, 8, 0.0, 1.0, 4.0, 16, 2, 2.0, 1.0, 0.0, 1.0, 1.0, 1.0, 1.0, 1.0, 0.1, 8],
+        params = np.array([4, tree, 8, 0.0, 1.0, 4.0, 16, 2, 2.0, 1.0, 0.0, 1.0, 1.0, 1.0, 1.0, 1.0, 0.1, 8, 1.0],
                           np.float64)
         assert params.shape == (N_PARAMS,)  # propose_one reads every knob: a shorter array is read past its end
         out = (np.empty((1, 4), np.int32), np.empty((1, 4), np.int32), np.empty((1, 4), np.float32),

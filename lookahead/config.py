@@ -56,6 +56,9 @@ class DrafterConfig:
                                  # in memory opened (index/opening.py)
     template_weight: float = 2.0  # weight of what followed a key in memory or a corpus after the value the
                                   # request just wrote (index/template.py); 0 = off
+    predict_weight: float = 4.0  # where a copy of the output reaches a value the analogy placed in a record,
+                                 # the next record's value is drafted with this times the copy's weight
+                                 # (index/analogy.py: predicted); 0 = off
     memory_tokens: int = 4_000_000
     memory_segments: int = 4
 
@@ -82,7 +85,8 @@ class DrafterConfig:
             is_int("backoff", 0, MAX_BACKOFF)
         is_real("backoff_ratio", lambda v: 0.0 <= v <= 1.0, "in [0, 1] (0 = read any shorter context)")
         is_int("backoff_depth", 1, MAX_DRAFT_LIMIT)
-        for name in ("power", "self_weight", "copy_weight", "analogy_weight", "template_weight"):
+        for name in ("power", "self_weight", "copy_weight", "analogy_weight", "template_weight",
+                     "predict_weight"):
             is_real(name, lambda v: 0.0 <= v < math.inf, "finite and >= 0 (0 = off)")
         for name in ("substitute", "value_ends", "response_start", "normalize"):
             check(isinstance(getattr(self, name), (bool, np.bool_)), name, "True or False")

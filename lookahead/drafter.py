@@ -160,7 +160,8 @@ class Drafter:
             backoff = (1 if self.tree else 0) if c.backoff is None else c.backoff
             p = np.array([budget, self.tree, c.occurrences, c.min_prob, c.alpha, c.half_len, c.window,
                           backoff, c.power, c.self_weight, c.normalize, c.copy_weight, c.analogy_weight,
-                          c.value_ends, c.response_start, c.template_weight, c.backoff_ratio, c.backoff_depth],
+                          c.value_ends, c.response_start, c.template_weight, c.backoff_ratio, c.backoff_depth,
+                          c.predict_weight],
                          np.float64)
             p = self._params[budget] = (p, address_of(p))
         return p

@@ -7,7 +7,7 @@ from lookahead.index._layout import H_AN, H_SPL, H_SPLM
 from lookahead.index.analogy import POOL, TRIES, follow, place
 from lookahead.index.automaton import extend_many, new_automaton, text_of
 from lookahead.index.spacing import NO_SPACING
-from greedy import greedy_tau
+from greedy import greedy_tau, replay
 from reference_index import ref_place
 
 
@@ -146,6 +146,23 @@ def test_break_sets_the_place_in_the_next_record():
     b = d.arena[d._requests[h][0]]
     assert b[H_AN] - 1 == va1_start  # the place: record 1's first value token, which the text now holds
     assert d.propose(h).tokens[:3].tolist() == prompt[va1_start + 1:va1_start + 4]
+
+
+def test_the_next_records_value_is_drafted_before_the_text_breaks_off():
+    # once the analogy has placed an object's values in their records, a copy of that object drafts, where each
+    # of its values starts, the next record's value (analogy.predicted): the chain writes it without first
+    # copying the earlier object's value and breaking off
+    # (values are kept once their ends were learned: value_end.py, here from object 1 on)
+    rng = np.random.default_rng(1)
+    prompt, out = _records(rng, 5)
+    opens = [i for i, t in enumerate(out) if t == 5]  # OPEN starts an object, QA (7) its first value
+    va3 = out[opens[3] + 2:out.index(9, opens[3])]  # record 3's first value (QEND is 9)
+    for weight in (4.0, 0.0):
+        d = Drafter(max_draft=16, learn=False, config=DrafterConfig(predict_weight=weight))
+        h = d.begin(prompt)
+        replay(d, h, out[:opens[3] + 2])  # objects 0 to 2 as an engine writes them, then OPEN QA
+        # without prediction: the earlier object's value, then a break
+        assert (d.propose(h).tokens[:len(va3)].tolist() == va3) == (weight > 0)
 
 
 def test_a_source_whose_context_leads_nowhere_gives_way_to_the_next():

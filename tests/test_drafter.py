@@ -609,6 +609,7 @@ def test_copy_returns_to_the_template_after_a_copied_value():
                                       ({"analogy_weight": -1.0}, "analogy_weight"),
                                       ({"template_weight": -1.0}, "template_weight"),
                                       ({"template_weight": float("inf")}, "template_weight"),
+                                      ({"predict_weight": -1.0}, "predict_weight"),
                                       ({"substitute": "yes"}, "substitute"),
                                       ({"value_ends": 1}, "value_ends"), ({"response_start": 0}, "response_start"),
                                       ({"normalize": None}, "normalize"),
