@@ -22,8 +22,10 @@ the next "Version: " after it. So when the text breaks off after end position d 
        place after this one that follows the same CTX tokens): the next time a draft copies that object (the
        template of the next one), it drafts the next record's value where this one starts, then the template
        after it (predicted, weighing predict_weight times the copy), so the target need not break off there
-       first. A break there whose new tokens that place holds moves the analogy to it whatever their number.
-       Kept only once value ends were learned (value_end.py; code edits learn none).
+       first; so does a draft of a value that forks back to the template where the value ends (3.), where the
+       template after it reaches the next value. A break there whose new tokens that place holds moves the
+       analogy to it whatever their number. Kept only once value ends were learned (value_end.py; code edits
+       learn none).
 
 When the text breaks off from a value's place (the value ended), the template left where the value started
 resumes at the first place within WINDOW tokens where the text's new tokens (",) occur: the next key. Where

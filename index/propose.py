@@ -25,7 +25,7 @@ from .opening import (agreed_opening, awaiting_first, newest_opening, only_root,
                       start_splice)
 from .pointer import (AGREE, backmatch, candidate, example_run, pointer_spacing, resume_after_swap, resume_at_break,
                       template_run)
-from .trie import alpha_at, insert, insert_seq, insert_spliced, insert_spliced2, select
+from .trie import alpha_at, insert, insert_seq, insert_spliced, insert_spliced3, select
 from .lists import list_draft
 from .template import fires, resume
 from .value_end import POINTER_VOTES, template_ahead, value_end
@@ -56,22 +56,24 @@ def _pow(x, power):
 
 
 @njit(cache=True, inline="always")
-def _predict(b, x, w, depth, ends, t_tok, t_par, t_child, t_sib, t_w, nn):
-    """A copy from end position x (an earlier object of the output, or the template it copied) meets the start
-    of a value the analogy placed (analogy.predicted): the next record's value there, then the template after
-    it, weighs w. Not in a list's items (lists.py: the pointer drafts the next items; a value predicted there
-    took the earlier object's next item)."""
-    if w <= 0.0 or b[H_VE] == 0:  # only once values copied into a template were seen (code edits: none)
+def _predict(b, e, m, r, w, depth, ends, t_tok, t_par, t_child, t_sib, t_w, nn):
+    """A draft's text, the m tokens after end position e and then the template from position r on (a copy of
+    an earlier object of the output, or of the template it copied: m = 0; a value's fork back to the template
+    where it ends: value_end.py), meets the start of a value the analogy placed (analogy.predicted): the next
+    record's value there, then the template after it, weighs w."""
+    if w <= 0.0 or b[H_VE] == 0 or m >= depth:  # (nothing is kept before values copied into a template were seen)
         return nn
-    if 0 < b[H_CP] <= b[H_PE]:  # the pointer copies the input (a record's value or list): it drafts that
+    if 0 < b[H_CP] <= b[H_PE]:
+        # the pointer copies the input, a record's value or list: it drafts that (a predicted value took the next
+        # record's item where a list's next item was due: test_lists)
         return nn
-    pm, pr = predicted(b, x, depth)
+    pm, pr = predicted(b, r - 1, depth - m)
     if pm < 0:
         return nn
-    m2, r2 = value_end(b, pr - 1, x + pm, depth - pm, 1) if ends else (-1, -1)
-    if m2 < 0:
-        m2, r2 = depth, 0
-    return insert_spliced2(b, x, pm, pr, m2, r2, w, depth, t_tok, t_par, t_child, t_sib, t_w, nn)
+    m3, r3 = value_end(b, pr - 1, r + pm - 1, depth - m - pm, 1) if ends else (-1, -1)
+    if m3 < 0:
+        m3, r3 = depth, 0
+    return insert_spliced3(b, e, m, r, pm, pr, m3, r3, w, depth, t_tok, t_par, t_child, t_sib, t_w, nn)
 
 
 @njit(cache=True, inline="always")
@@ -220,7 +222,8 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff_knobs, power, alpha0, hal
             elif tier == 0 and x == ce:
                 nn = insert(b, x, w + cw, depth, t_tok, t_par, t_child, t_sib, t_w, nn)
                 if an_w > 0.0 and q == 0 and lk == 0:
-                    nn = _predict(b, x, pred_w * (w + cw), depth, ends, t_tok, t_par, t_child, t_sib, t_w, nn)
+                    nn = _predict(b, x, 0, x + 1, pred_w * (w + cw), depth, ends, t_tok, t_par, t_child, t_sib, t_w,
+                                  nn)
                 ce = -1  # a shorter context's occurrences repeat the longer one's: count it once
             else:
                 m, r = -1, -1
@@ -240,7 +243,8 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff_knobs, power, alpha0, hal
                 else:
                     nn = insert(b, x, w, dq, t_tok, t_par, t_child, t_sib, t_w, nn)
                     if an_w > 0.0 and tier == 0 and q == 0 and lk == 0:  # an earlier object, or its template
-                        nn = _predict(b, x, pred_w * w, dq, ends, t_tok, t_par, t_child, t_sib, t_w, nn)
+                        nn = _predict(b, x, 0, x + 1, pred_w * w, dq, ends, t_tok, t_par, t_child, t_sib, t_w,
+                                      nn)
     alpha = alpha_at(Lmax, alpha0, half_len)
     if an_w > 0.0:
         b = b0
@@ -255,9 +259,13 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff_knobs, power, alpha0, hal
                 b[H_SPLM] = m
             if m >= 0:  # a value: both where it is predicted to end and where the input goes on
                 nn = insert_spliced(b, a, m, r, an_w, depth, t_tok, t_par, t_child, t_sib, t_w, nn)
+                # and, where the template after the value reaches the next value, the next record's (the value
+                # after that was a break each object otherwise: templated / multi_turn tau, tree / chain, 6.899 /
+                # 6.666 -> 6.919 / 6.709, 8.801 / 8.528 -> 8.804 / 8.538)
+                nn = _predict(b, a, m, r, pred_w * an_w, depth, ends, t_tok, t_par, t_child, t_sib, t_w, nn)
             nn = insert(b, a, an_w, depth, t_tok, t_par, t_child, t_sib, t_w, nn)
             if b[H_AN + 3] == 0 and lk == 0:  # the template: where its next value was, the next record's
-                nn = _predict(b, a, pred_w * an_w, depth, ends, t_tok, t_par, t_child, t_sib, t_w, nn)
+                nn = _predict(b, a, 0, a + 1, pred_w * an_w, depth, ends, t_tok, t_par, t_child, t_sib, t_w, nn)
     return nn, alpha
 
 

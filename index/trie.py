@@ -29,13 +29,14 @@ def child_of(node, tok, t_tok, t_child, t_sib):
 @njit(cache=True, inline="always")
 def insert(b, e, w, depth, t_tok, t_par, t_child, t_sib, t_w, nn):
     """Adds the text that followed end position e in automaton b (up to `depth` tokens) with weight w."""
-    return insert_spliced2(b, e, depth, 0, depth, 0, w, depth, t_tok, t_par, t_child, t_sib, t_w, nn)
+    return insert_spliced3(b, e, depth, 0, depth, 0, depth, 0, w, depth, t_tok, t_par, t_child, t_sib, t_w, nn)
 
 
 @njit(cache=True, inline="always")
-def _spliced_token(b, ot, n_tx, sub, e, m, r, m2, r2, d):
-    """Token d of the text insert_spliced2 adds, or SEP where that text ends."""
-    p = e + 1 + d if d < m else r + d - m if d < m + m2 else r2 + d - m - m2
+def _spliced_token(b, ot, n_tx, sub, e, m, r, m2, r2, m3, r3, d):
+    """Token d of the text insert_spliced3 adds, or SEP where that text ends."""
+    p = e + 1 + d if d < m else r + d - m if d < m + m2 else r2 + d - m - m2 if d < m + m2 + m3 else \
+        r3 + d - m - m2 - m3
     if p >= n_tx:
         return SEP
     tok = b[ot + p]
@@ -77,14 +78,15 @@ def _down(node, tok, w, t_tok, t_par, t_child, t_sib, t_w, nn):
 def insert_spliced(b, e, m, r, w, depth, t_tok, t_par, t_child, t_sib, t_w, nn):
     """Adds the m tokens after end position e, then the text from position r on (a value, then the template
     after it: value_end.py), up to `depth` tokens in all, with weight w."""
-    return insert_spliced2(b, e, m, r, depth, 0, w, depth, t_tok, t_par, t_child, t_sib, t_w, nn)
+    return insert_spliced3(b, e, m, r, depth, 0, depth, 0, w, depth, t_tok, t_par, t_child, t_sib, t_w, nn)
 
 
 @njit(cache=True, inline="always")
-def insert_spliced2(b, e, m, r, m2, r2, w, depth, t_tok, t_par, t_child, t_sib, t_w, nn):
-    """Adds the m tokens after end position e, then m2 tokens from position r, then the text from position
-    r2 on (a template, a value predicted in it, the template after the value: analogy.predicted), up to
-    `depth` tokens in all, with weight w."""
+def insert_spliced3(b, e, m, r, m2, r2, m3, r3, w, depth, t_tok, t_par, t_child, t_sib, t_w, nn):
+    """Adds the m tokens after end position e, m2 tokens from position r, m3 from position r2, then the text
+    from position r3 on, up to `depth` tokens in all, with weight w: a value, the template after it, the next
+    record's value where the template's next one starts, the template after that (analogy.predicted; with
+    m = 0 a copy of the template from r)."""
     ot = b[H_OFF_TX]
     n_tx = b[H_N_TX]
     sub = b[H_NSUB] > 0  # input tokens the output writes differently (substitute.py)
@@ -93,7 +95,7 @@ def insert_spliced2(b, e, m, r, m2, r2, w, depth, t_tok, t_par, t_child, t_sib, 
     t_w[0] += w
     d = 0
     while d < depth:  # down the nodes made before
-        tok = _spliced_token(b, ot, n_tx, sub, e, m, r, m2, r2, d)
+        tok = _spliced_token(b, ot, n_tx, sub, e, m, r, m2, r2, m3, r3, d)
         if tok == SEP:
             return nn
         d += 1
@@ -106,7 +108,7 @@ def insert_spliced2(b, e, m, r, m2, r2, w, depth, t_tok, t_par, t_child, t_sib, 
     # below a node just made every node is new, an only child: no search, no sibling list (most of an
     # occurrence's nodes, once it diverged from the ones read before it)
     while d < depth and nn < cap:
-        tok = _spliced_token(b, ot, n_tx, sub, e, m, r, m2, r2, d)
+        tok = _spliced_token(b, ot, n_tx, sub, e, m, r, m2, r2, m3, r3, d)
         if tok == SEP:
             break
         d += 1

@@ -56,8 +56,9 @@ class DrafterConfig:
                                  # in memory opened (index/opening.py)
     template_weight: float = 2.0  # weight of what followed a key in memory or a corpus after the value the
                                   # request just wrote (index/template.py); 0 = off
-    predict_weight: float = 4.0  # where a copy of the output reaches a value the analogy placed in a record,
-                                 # the next record's value is drafted with this times the copy's weight
+    predict_weight: float = 4.0  # where a draft copies a template (an earlier object of the output, or the
+                                 # prompt's example) up to a value the analogy placed in a record, the next
+                                 # record's value is drafted with this times the copy's weight
                                  # (index/analogy.py: predicted); 0 = off
     memory_tokens: int = 4_000_000
     memory_segments: int = 4

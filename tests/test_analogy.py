@@ -3,7 +3,7 @@ import numpy as np
 from hypothesis import given, settings, strategies as st
 
 from lookahead import Drafter, DrafterConfig
-from lookahead.index._layout import H_AN, H_SPL, H_SPLM
+from lookahead.index._layout import H_AN, H_CP, H_PE, H_SPL, H_SPLM
 from lookahead.index.analogy import POOL, TRIES, follow, place
 from lookahead.index.automaton import extend_many, new_automaton, text_of
 from lookahead.index.spacing import NO_SPACING
@@ -163,6 +163,27 @@ def test_the_next_records_value_is_drafted_before_the_text_breaks_off():
         replay(d, h, out[:opens[3] + 2])  # objects 0 to 2 as an engine writes them, then OPEN QA
         # without prediction: the earlier object's value, then a break
         assert (d.propose(h).tokens[:len(va3)].tolist() == va3) == (weight > 0)
+
+
+def test_a_values_fork_back_to_the_template_drafts_the_next_value_predicted():
+    # a draft of a value placed by analogy forks back to the template where the value ends (value_end.py); where
+    # the template after it reaches the next value, the next record's is drafted there too (analogy.predicted),
+    # so the chain goes on through it: before, the template's own value, then a break
+    rng = np.random.default_rng(0)
+    prompt, out = _records(rng, 8)
+    opens = [i for i, t in enumerate(out) if t == 5]  # OPEN starts an object, QA (7) / QB (8) its values
+    k = 5  # object 5: its first value is drafted by the analogy, the pointer no longer copies the input
+    at = opens[k] + 3  # after the first value's first token (the target's own, at a break)
+    qb = out.index(8, opens[k])
+    want = out[at:out.index(9, qb + 1)]  # the first value's rest, QEND QB, then record 5's second value
+    for weight in (4.0, 0.0):
+        d = Drafter(max_draft=16, learn=False, config=DrafterConfig(predict_weight=weight))
+        h = d.begin(prompt)
+        replay(d, h, out[:at])
+        b = d.arena[d._requests[h][0]]
+        if weight:
+            assert b[H_AN + 3] == 1 and not 0 < b[H_CP] <= b[H_PE]  # in a value; the pointer in the output
+        assert (d.propose(h).tokens[:len(want)].tolist() == want) == (weight > 0)
 
 
 def test_a_source_whose_context_leads_nowhere_gives_way_to_the_next():
