@@ -197,17 +197,24 @@ def _resume(b, o, j, sp):
 
 
 @njit(cache=True, inline="always")
+def _entry(b, t):
+    """The ring entry kept for a value starting at text position t (at most one: _keep replaces it), or -1."""
+    for i in range(N_VS):
+        if b[H_VS + 1 + 2 * i] == t + 1:
+            return i
+    return -1
+
+
+@njit(cache=True, inline="always")
 def _keep(b, t, r):
     """Keeps (t, r): a value starts at text position t, the next record's value of its key at r (replacing
     what was kept for t, else the oldest entry)."""
-    for i in range(N_VS):
-        if b[H_VS + 1 + 2 * i] == t + 1:
-            b[H_VS + 2 + 2 * i] = r + 1
-            return
-    h = b[H_VS]
-    b[H_VS + 1 + 2 * h] = t + 1
-    b[H_VS + 2 + 2 * h] = r + 1
-    b[H_VS] = (h + 1) % N_VS
+    i = _entry(b, t)
+    if i < 0:
+        i = b[H_VS]
+        b[H_VS] = (i + 1) % N_VS
+    b[H_VS + 1 + 2 * i] = t + 1
+    b[H_VS + 2 + 2 * i] = r + 1
 
 
 @njit(cache=True, inline="always")
@@ -245,11 +252,11 @@ def predicted(b, a, depth):
 def _confirmed(b, d, j):
     """The text broke off from a template at end position d with j new tokens: when a value kept by _remember
     starts at d + 1 and its predicted place holds those j tokens, the end position of them there; else -1."""
-    for i in range(N_VS):
-        if b[H_VS + 1 + 2 * i] - 1 == d + 1:
-            r = b[H_VS + 2 + 2 * i] - 1
-            if agree(b, r - 1, j) == j:
-                return r - 1 + j
+    i = _entry(b, d + 1)
+    if i >= 0:
+        r = b[H_VS + 2 + 2 * i] - 1
+        if agree(b, r - 1, j) == j:
+            return r - 1 + j
     return -1
 
 

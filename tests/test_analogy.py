@@ -148,6 +148,14 @@ def test_break_sets_the_place_in_the_next_record():
     assert d.propose(h).tokens[:3].tolist() == prompt[va1_start + 1:va1_start + 4]
 
 
+def _written(prompt, written, predict_weight):
+    """A chain drafter (budget 16) and its request after `written` was appended as an engine writes it."""
+    d = Drafter(max_draft=16, learn=False, config=DrafterConfig(predict_weight=predict_weight))
+    h = d.begin(prompt)
+    replay(d, h, written)
+    return d, h
+
+
 def test_the_next_records_value_is_drafted_before_the_text_breaks_off():
     # once the analogy has placed an object's values in their records, a copy of that object drafts, where each
     # of its values starts, the next record's value (analogy.predicted): the chain writes it without first
@@ -158,9 +166,7 @@ def test_the_next_records_value_is_drafted_before_the_text_breaks_off():
     opens = [i for i, t in enumerate(out) if t == 5]  # OPEN starts an object, QA (7) its first value
     va3 = out[opens[3] + 2:out.index(9, opens[3])]  # record 3's first value (QEND is 9)
     for weight in (4.0, 0.0):
-        d = Drafter(max_draft=16, learn=False, config=DrafterConfig(predict_weight=weight))
-        h = d.begin(prompt)
-        replay(d, h, out[:opens[3] + 2])  # objects 0 to 2 as an engine writes them, then OPEN QA
+        d, h = _written(prompt, out[:opens[3] + 2], weight)  # objects 0 to 2, then OPEN QA
         # without prediction: the earlier object's value, then a break
         assert (d.propose(h).tokens[:len(va3)].tolist() == va3) == (weight > 0)
 
@@ -177,9 +183,7 @@ def test_a_values_fork_back_to_the_template_drafts_the_next_value_predicted():
     qb = out.index(8, opens[k])
     want = out[at:out.index(9, qb + 1)]  # the first value's rest, QEND QB, then record 5's second value
     for weight in (4.0, 0.0):
-        d = Drafter(max_draft=16, learn=False, config=DrafterConfig(predict_weight=weight))
-        h = d.begin(prompt)
-        replay(d, h, out[:at])
+        d, h = _written(prompt, out[:at], weight)
         b = d.arena[d._requests[h][0]]
         if weight:
             assert b[H_AN + 3] == 1 and not 0 < b[H_CP] <= b[H_PE]  # in a value; the pointer in the output
