@@ -304,8 +304,9 @@ def ref_list_draft(text, pe, votes, c, run, depth, need, spacing=None, sep_max=5
     it ends values (`end`), but is not the input token of the most voted pair (the first of them) unless the
     separator also ends, after pe, right before the previous item (the text before q that agrees with the input
     up to j, at most item tokens); the delimiter is text[e - 1]. The draft: the item's rest up to its end, and,
-    while an item ends at `end` and a delimiter follows within gap tokens (no other end token between), the
-    separator and the next item, its first token spelled as the output spelled item e's. [] for none."""
+    while an item ends at `end` (or, neither being the most voted pair's input token, at another end token)
+    and a delimiter follows within gap tokens (no other end token between), the separator and the next item,
+    its first token spelled as the output spelled item e's. [] for none."""
     ok = [(t, x) for t, x, cnt in votes if cnt >= need]
     ends = {t for t, _ in ok}
     writes = {x for _, x in ok}
@@ -353,17 +354,19 @@ def ref_list_draft(text, pe, votes, c, run, depth, need, spacing=None, sep_max=5
             out += [text[x] for x in span]
             break
         t = text[span[m]]
-        if t != end and p == c:
+        top = max(votes, key=lambda v: v[2])[0] if votes else None
+        goes_on = t == end or (t != top and end != top)  # another item follows (not a record's end)
+        if not goes_on and p == c:
             return []
         out += [text[x] for x in span[:m]]
-        if t != end:
+        if not goes_on:
             break
         pd = None
         for g in range(gap):
             x = p + 1 + m + g
             if x + 1 >= pe or text[x] == SEP:
                 break
-            if text[x] == delim:
+            if text[x] == delim or (bare and _unspaced(spacing, text[x + 1]) is not None):
                 pd = x
                 break
             if g > 0 and text[x] in ends:

@@ -78,6 +78,22 @@ def test_list_draft_matches_reference_on_lists(case, data):
     assert len(got) <= depth and SEP not in got
 
 
+def test_items_with_and_without_a_constraint_are_drafted_through_either_delimiter():
+    # "Depends: libc6 (>= 2.14), libx11-6, libxext6": the first item ends at " (" (4) and its constraint at "),"
+    # (12), the second at "," (5), which is the delimiter itself, the next item spelled with a space (8); 9 (a
+    # record's newline) is the most voted end. The output copied the first item, wrote its separator (3 10) and
+    # the second item's first token: the draft is that item's rest, the separator, the third item (bare), and
+    # stops at the newline. Before, an item had to end at the previous one's end token, and the delimiter had to
+    # be the one before the item copied (12): no list draft
+    inp = [2, 9, 0] + [6, 1, 4, 10, 11, 12] + [7, 2, 5] + [8, 0, 9]
+    text = inp + [1] + [0, 1] + [3, 10] + [1]
+    vote = [(9, 3, 3), (4, 3, 2), (5, 3, 2)]
+    c = inp.index(7)
+    want = [2, 3, 10, 2, 0]
+    assert ref_list_draft(text, len(inp), vote, c, 0, 16, 2, _spacing()) == want
+    assert _native(text, len(inp), vote, c, 0, 16, 2) == want
+
+
 def _session_draft(tokenizer, session, index, pos):
     """(agree, best path, output) at output position pos of request `index` of a multi_turn session, its
     requests replayed greedily in order through one Drafter made with the tokenizer, as the bench does; agree:
