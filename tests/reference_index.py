@@ -295,7 +295,8 @@ def _unspaced(spacing, x):
     return hits[0] if hits and spacing[x] < 0 else None
 
 
-def ref_list_draft(text, pe, votes, c, run, depth, need, spacing=None, sep_max=5, gap=12, item=32):
+def ref_list_draft(text, pe, votes, c, run, depth, need, spacing=None, sep_max=5, gap=12, item=32,
+                   back=3):
     """lists.list_draft by its definition, from the pointer's place c, its run having copied run + 1 tokens:
     the item starts at text position s = len(text) - 1 - run and input position e = c - run (the same token, or
     its spelling with a leading space); the output's separator runs from q to s, q starting the run of pairs'
@@ -314,6 +315,11 @@ def ref_list_draft(text, pe, votes, c, run, depth, need, spacing=None, sep_max=5
     s, e = n - 1 - run, c - run
     if c + 1 >= pe or e < 1 or s - sep_max < pe or not _same(spacing, text[e], text[s]):
         return []
+    g = 0  # the item starts up to back tokens before the run, where the text and the input agree
+    while g < back and e - g - 1 >= 1 and s - g - 1 - sep_max >= pe and \
+            _same(spacing, text[e - g - 1], text[s - g - 1]):
+        g += 1
+    s, e = s - g, e - g
     qs = [s - j for j in range(1, sep_max + 1) if text[s - j] in writes]
     if not qs:
         return []

@@ -94,6 +94,21 @@ def test_items_with_and_without_a_constraint_are_drafted_through_either_delimite
     assert _native(text, len(inp), vote, c, 0, 16, 2) == want
 
 
+def test_an_item_whose_copy_started_after_its_first_token_is_a_list_item():
+    # the output wrote the item's first token (1, the input's 7 without its space) from the template, and the
+    # pointer found the input only at the next one (2): the item starts at 1 all the same, so the draft is the
+    # separator and the next item; taken from the run's start, the separator seemed to be 3 10 1 and the
+    # delimiter 7, and there was no list draft
+    inp = [2, 9, 0] + [6, 1, 4, 10, 11, 12] + [7, 2, 5] + [8, 0, 9]
+    text = inp + [1] + [0, 1] + [3, 10] + [1, 2]
+    vote = [(9, 3, 3), (4, 3, 2), (5, 3, 2)]
+    c = inp.index(7) + 1
+    want = [3, 10, 2, 0]
+    assert ref_list_draft(text, len(inp), vote, c, 0, 16, 2, _spacing()) == want
+    assert _native(text, len(inp), vote, c, 0, 16, 2) == want
+    assert ref_list_draft(text, len(inp), vote, c, 0, 16, 2, _spacing(), back=0) == []
+
+
 def _session_draft(tokenizer, session, index, pos):
     """(agree, best path, output) at output position pos of request `index` of a multi_turn session, its
     requests replayed greedily in order through one Drafter made with the tokenizer, as the bench does; agree:
