@@ -297,20 +297,22 @@ def _unspaced(spacing, x):
 
 def ref_list_draft(text, pe, votes, c, run, depth, need, spacing=None, sep_max=5, gap=12, item=32,
                    back=3):
-    """lists.list_draft by its definition, from the pointer's place c, its run having copied run + 1 tokens:
-    the item starts at text position s = len(text) - 1 - run and input position e = c - run (the same token, or
-    its spelling with a leading space); the output's separator runs from q to s, q starting the run of pairs'
-    output tokens (after pe) that holds the last of the sep_max tokens before s that is one; the previous
-    item's last token (text[q - 1]) stands at most gap tokens before e - 1 in the input, and the token after
-    it ends values (`end`), but is not the input token of the most voted pair (the first of them) unless the
-    separator also ends, after pe, right before the previous item (the text before q that agrees with the input
-    up to j, at most item tokens); the delimiter is text[e - 1]. The draft: the item's rest up to its end, and,
-    while an item ends at `end` (or, neither being the most voted pair's input token, at another end token)
-    and a delimiter follows within gap tokens (no other end token between), the separator and the next item,
+    """lists.list_draft by its definition, from the pointer's place c, its run having copied run + 1 tokens: the
+    item starts at text position s = len(text) - 1 - run and input position e = c - run (the same token, or its
+    spelling with a leading space), or up to `back` tokens before both where they agree; the output's separator runs
+    from q to s, q starting the run of pairs' output tokens (after pe) that holds the last of the sep_max tokens
+    before s that is one; the previous item's last token (text[q - 1]) stands at most gap tokens before e - 1 in the
+    input, and the token after it ends values (`end`), but is not the input token of the most voted pair (the first
+    of them) unless the separator also ends, after pe, right before the previous item (the text before q that agrees
+    with the input up to j, at most item tokens); the delimiter is text[e - 1] (or, when item e's first token is
+    written without the input's space, any token followed by a spaced one). The draft: the item's rest up to its
+    end, and, while an item ends at `end` (or, neither being the most voted pair's input token, at another end
+    token) and a delimiter follows within gap tokens (no other end token between), the separator and the next item,
     its first token spelled as the output spelled item e's. [] for none."""
     ok = [(t, x) for t, x, cnt in votes if cnt >= need]
     ends = {t for t, _ in ok}
     writes = {x for _, x in ok}
+    top = max(votes, key=lambda v: v[2])[0] if votes else None  # the first of the most voted
     n = len(text)
     s, e = n - 1 - run, c - run
     if c + 1 >= pe or e < 1 or s - sep_max < pe or not _same(spacing, text[e], text[s]):
@@ -331,7 +333,6 @@ def ref_list_draft(text, pe, votes, c, run, depth, need, spacing=None, sep_max=5
         if text[j] == SEP:
             break
         if _same(spacing, text[j], text[q - 1]):
-            top = max(votes, key=lambda v: v[2])[0] if votes else None  # the first of the most voted
             sep, k = text[q:s], 0
             while k < item and q - 1 - k >= pe and j - k >= 0 and _same(spacing, text[j - k], text[q - 1 - k]):
                 k += 1  # the previous item: the text before q, a copy of the input up to j
@@ -360,7 +361,6 @@ def ref_list_draft(text, pe, votes, c, run, depth, need, spacing=None, sep_max=5
             out += [text[x] for x in span]
             break
         t = text[span[m]]
-        top = max(votes, key=lambda v: v[2])[0] if votes else None
         goes_on = t == end or (t != top and end != top)  # another item follows (not a record's end)
         if not goes_on and p == c:
             return []

@@ -78,6 +78,12 @@ def test_list_draft_matches_reference_on_lists(case, data):
     assert len(got) <= depth and SEP not in got
 
 
+# "Depends: libc6 (>= 2.14), libx11-6, libxext6" as tokens: items end at " (" (4) and "," (5), the constraint
+# at ")," (12), the items start spelled with a space (6-8); 9 (a record's newline) is the most voted end
+_MIXED = [2, 9, 0] + [6, 1, 4, 10, 11, 12] + [7, 2, 5] + [8, 0, 9]
+_MIXED_VOTES = [(9, 3, 3), (4, 3, 2), (5, 3, 2)]
+
+
 def test_items_with_and_without_a_constraint_are_drafted_through_either_delimiter():
     # "Depends: libc6 (>= 2.14), libx11-6, libxext6": the first item ends at " (" (4) and its constraint at "),"
     # (12), the second at "," (5), which is the delimiter itself, the next item spelled with a space (8); 9 (a
@@ -85,9 +91,8 @@ def test_items_with_and_without_a_constraint_are_drafted_through_either_delimite
     # the second item's first token: the draft is that item's rest, the separator, the third item (bare), and
     # stops at the newline. Before, an item had to end at the previous one's end token, and the delimiter had to
     # be the one before the item copied (12): no list draft
-    inp = [2, 9, 0] + [6, 1, 4, 10, 11, 12] + [7, 2, 5] + [8, 0, 9]
+    inp, vote = _MIXED, _MIXED_VOTES
     text = inp + [1] + [0, 1] + [3, 10] + [1]
-    vote = [(9, 3, 3), (4, 3, 2), (5, 3, 2)]
     c = inp.index(7)
     want = [2, 3, 10, 2, 0]
     assert ref_list_draft(text, len(inp), vote, c, 0, 16, 2, _spacing()) == want
@@ -99,9 +104,8 @@ def test_an_item_whose_copy_started_after_its_first_token_is_a_list_item():
     # pointer found the input only at the next one (2): the item starts at 1 all the same, so the draft is the
     # separator and the next item; taken from the run's start, the separator seemed to be 3 10 1 and the
     # delimiter 7, and there was no list draft
-    inp = [2, 9, 0] + [6, 1, 4, 10, 11, 12] + [7, 2, 5] + [8, 0, 9]
+    inp, vote = _MIXED, _MIXED_VOTES
     text = inp + [1] + [0, 1] + [3, 10] + [1, 2]
-    vote = [(9, 3, 3), (4, 3, 2), (5, 3, 2)]
     c = inp.index(7) + 1
     want = [3, 10, 2, 0]
     assert ref_list_draft(text, len(inp), vote, c, 0, 16, 2, _spacing()) == want
