@@ -7,15 +7,16 @@ Each item is copied from the input. Where it ends (value_end.py: the input's " (
 its separator ('", "', or '",\n      "'), then the next item, which the input starts after its next ",". The
 copy pointer goes back to the input at that item once the output wrote its first token (pointer._resume), but
 until then a draft forked at the item's end back to the template, which goes on with the earlier object's next
-item, not this one's. So when the pointer's current run copies a list's item (it started at the item's first
-token, and a value end's output token stands at most SEP_MAX tokens before it: the separator), the draft
-copies the item's rest, the separator the output wrote before it, and the input's next item, its first token
-spelled as the output spelled this one's (spacing.unspaced), and so on while each item ends at the token the
-previous one ended at, or, neither being the most voted pair's, at another pair's (_goes_on). The pointer's
-weight moves to that draft, and the input occurrences read at the pointer's place add theirs to it
-(propose.py). Values copied from consecutive lines of a record look like a list's items when the output's key
-between them is short, so an item may not end at the most voted pair's input token (mostly a record's
-newline) unless the output wrote the same separator before the previous item.
+item, not this one's. So when the pointer's current run, or an input occurrence of the longest match where the
+pointer drafts no list, copies a list's item (it started at the item's first token, and a value end's output
+token stands at most SEP_MAX tokens before it: the separator), the draft copies the item's rest, the separator
+the output wrote before it, and the input's next item, its first token spelled as the output spelled this
+one's (spacing.unspaced), and so on while each item ends at the token the previous one ended at, or, neither
+being the most voted pair's, at another pair's (_goes_on). The pointer's (or the occurrence's) weight moves to
+that draft, and the input occurrences read at the pointer's place add theirs to it (propose.py). Values
+copied from consecutive lines of a record look like a list's items when the output's key between them is
+short, so an item may not end at the most voted pair's input token (mostly a record's newline) unless the
+output wrote the same separator before the previous item.
 
 Items with and without a version ("libc6 (>= 2.14), libx11-6, libxext6") end at " (" and at ",", and the
 delimiter before the next one is "),", or the "," that ended the item: so an item may end at another pair's
@@ -27,6 +28,17 @@ before the pointer's run where the output wrote its first tokens from the templa
 the input ('"libx' until 'rand'): multi_turn 8.804 / 8.539 -> 8.832 / 8.564, templated 6.923 / 6.737 -> 6.920
 / 6.763; the rest unchanged.
 
+The pointer is often elsewhere while the output writes a list (on an earlier object's list, or lost after an
+item's first tokens), and the longest match's occurrence in the record then copied the input on past the item's
+end (' (>= 1.16'): an input occurrence of the longest match drafts a list too, its length taken for the run
+(propose.py; multi_turn 8.832 / 8.564 -> 8.852 / 8.616, templated 6.920 / 6.763 -> 6.943 / 6.811). Version
+constraints are mostly 6 to 13 tokens long (digits are tokens: " (>= 5.18.0.240)," is 14), so the delimiter may
+stand up to GAP = 20 tokens after an item's end (12 covered 89% of the workloads' constraints, 20 covers 99.8%),
+and the previous item ends at the nearest place of its last token that an end token follows (a constraint may
+hold that token: in "libgdk-pixbuf-2.0-0 (>= 2.42.10+dfsg)" the scan stopped at the first "0", followed by
+"+"): multi_turn -> 8.891 / 8.661, templated -> 6.943 / 6.860; code_edit, completion and the model workloads
+unchanged (completion tree 1.9473 -> 1.9477).
+
 multi_turn / templated tau, tree / chain: 8.559 / 6.735 -> 8.599 / 6.770, 8.271 / 6.488 -> 8.341 / 6.509;
 code_edit, completion and the model workloads unchanged. Measured and not kept: the item's start taken from
 where the text and the input stop agreeing going back (not from the run), alone and with the same draft at
@@ -37,15 +49,15 @@ end (" (") outvoted the newline lost them.
 """
 from numba import njit
 
-from ._layout import H_N_TX, H_OFF_TX, H_PE, H_RUN, H_VE, N_VE, SEP, VE_W
+from ._layout import H_N_TX, H_OFF_TX, H_PE, H_VE, N_VE, SEP, VE_W
 from .spacing import same, unspaced
 from .substitute import mapped
 from .value_end import _is_end, _writes, end_ahead
 
 SEP_MAX = 5  # tokens of an output separator ('",', "\n", indentation, ' "')
-GAP = 12  # input tokens from an item's end to the delimiter before the next item (" (>= 2.34),")
+GAP = 20  # input tokens from an item's end to the delimiter before the next item (" (>= 5.18.0.240),": 14)
 ITEM = 32  # tokens of the previous item compared (_repeats)
-BACK = 3  # tokens an item may start before the pointer's run (_item)
+BACK = 3  # tokens an item may start before the copy (_item)
 
 
 @njit(cache=True, inline="always")
@@ -93,13 +105,28 @@ def _goes_on(t, end, mv):
 
 
 @njit(cache=True, inline="always")
-def _item(b, c, sp, votes):
-    """(q, s, e, end, delim) when the copy pointer's current run, at input end position c, copies a list's
-    item: the run started at text position s and input position e (the same token, or its spelling with a
-    leading space), and the output wrote its separator at q .. s - 1 (q starts the run of value ends' output
-    tokens that holds the last of them within SEP_MAX tokens before s); the input's previous item ended at
-    token `end` (a pair's input token, after the output's last token before the separator) and the delimiter
-    `delim` stands just before e. Else q = -1.
+def separated(b, run, votes):
+    """Whether a value end's output token stands within SEP_MAX + BACK tokens before the text's last run + 1
+    tokens: else no copy of them is a list's item (_item), wherever it copies from. Asked once before the
+    longest match's occurrences are tried (propose.py)."""
+    ot = b[H_OFF_TX]
+    s = b[H_N_TX] - 1 - run
+    for x in range(s - 1, max(s - 1 - SEP_MAX - BACK, b[H_PE] - 1), -1):
+        if _writes(b, b[ot + x], votes):
+            return True
+    return False
+
+
+@njit(cache=True, inline="always")
+def _item(b, c, run, sp, votes, mv):
+    """(q, s, e, end, delim) when a copy of the input at end position c, the text's last run + 1 tokens,
+    copies a list's item: the item starts at text position s and input position e (the same token, or its
+    spelling with a leading space; up to BACK tokens before the copy, where they agree), and the output wrote
+    its separator at q .. s - 1 (q starts the run of value ends' output tokens that holds the last of them
+    within SEP_MAX tokens before s); the input's previous item ended at token `end` (a pair's input token, at
+    the nearest place within GAP before e where it follows the output's last token before the separator; not
+    mv, the most voted pair's, unless the separator repeats) and the delimiter `delim` stands just before e.
+    Else q = -1.
 
     The separator once started at that last output token alone. Where both of the separator's tokens are
     pairs' ('",' then ' "': the pair ',' -> ' "' is learned too), it started at ' "', the previous item then
@@ -109,7 +136,6 @@ def _item(b, c, sp, votes):
     ot = b[H_OFF_TX]
     n = b[H_N_TX]
     pe = b[H_PE]
-    run = b[H_RUN]
     s = n - 1 - run
     e = c - run
     if c + 1 >= pe or e < 1 or s - SEP_MAX < pe or not same(sp, b[ot + e], b[ot + s]):
@@ -136,27 +162,28 @@ def _item(b, c, sp, votes):
         t = b[ot + j]
         if t == SEP:
             break
-        if same(sp, t, last):
+        if same(sp, t, last) and _is_end(b, b[ot + j + 1], votes):
             end = b[ot + j + 1]
-            if _is_end(b, end, votes) and (end != _most_voted(b) or _repeats(b, q, s, j, sp)):
+            if end != mv or _repeats(b, q, s, j, sp):
                 return q, s, e, end, b[ot + e - 1]
             break
     return -1, 0, 0, 0, 0
 
 
 @njit(cache=True)
-def list_draft(b, c, sp, votes, seq, depth):
-    """Writes into seq (int32, >= depth) the draft after the copy pointer's place c (H_CP - 1) when its run
-    copies a list's item (_item): the item's rest, then, while an item ends at the previous one's end token
+def list_draft(b, c, run, sp, votes, seq, depth):
+    """Writes into seq (int32, >= depth) the draft after input end position c when the text's last run + 1
+    tokens copy a list's item from there (_item; the copy pointer's place and run, or an occurrence of the
+    longest match and its length): the item's rest, then, while an item ends at the previous one's end token
     (or another item's: _goes_on) and a delimiter follows within GAP tokens (the one before the item copied,
     or, when the output drops the input's leading space, any token followed by a spaced one), the output's
     separator and the next item (its first token spelled as the output spelled this one's). Returns its
     length: 0 when the run is not a list's item or the item does not end as the previous one did within depth
     (the list's last item: value_end.py forks)."""
-    q, s, e, end, delim = _item(b, c, sp, votes)
+    mv = _most_voted(b)
+    q, s, e, end, delim = _item(b, c, run, sp, votes, mv)
     if q < 0:
         return 0
-    mv = _most_voted(b)
     ot = b[H_OFF_TX]
     pe = b[H_PE]
     bare = b[ot + e] != b[ot + s]
@@ -173,12 +200,13 @@ def list_draft(b, c, sp, votes, seq, depth):
                 k += 1
                 x += 1
             break
-        if not _goes_on(t, end, mv) and p == c:
+        more = _goes_on(t, end, mv)
+        if not more and p == c:
             return 0
         for i in range(m):
             seq[k] = mapped(b, p + 1 + i, b[ot + p + 1 + i])
             k += 1
-        if not _goes_on(t, end, mv):  # the list's last item
+        if not more:  # the list's last item
             break
         pd = -1
         for g in range(GAP):

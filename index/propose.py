@@ -16,7 +16,7 @@ rescans anything:
 """
 from numba import njit
 
-from ._layout import CUR_W, H_AN, H_CP, H_CUR, H_PE, H_SPL, H_SPLM, H_VE, N_CUR, SEP
+from ._layout import CUR_W, H_AN, H_CP, H_CUR, H_PE, H_RUN, H_SPL, H_SPLM, H_VE, N_CUR, SEP
 from .borrow import borrow
 from .automaton import extend, extend_many, match_step, recent_occurrences, self_cursor, slen, slink
 from .cursors import cursor_entry
@@ -26,7 +26,7 @@ from .opening import (agreed_opening, awaiting_first, newest_opening, only_root,
 from .pointer import (AGREE, backmatch, candidate, example_run, pointer_spacing, resume_after_swap, resume_at_break,
                       template_run)
 from .trie import alpha_at, insert, insert_seq, insert_spliced, insert_spliced3, select
-from .lists import list_draft
+from .lists import list_draft, separated
 from .template import fires, resume
 from .value_end import POINTER_VOTES, template_ahead, value_end
 
@@ -95,12 +95,12 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff_knobs, power, alpha0, hal
     of the input stopped weighs BRK_W. With an_w > 0 (tier 0 is the request's own text), a live analogous place
     (analogy.py) adds an_w there. With `ends`, a value copied from the input forks back to the template where it is
     predicted to end (value_end.py): the pointer's weight goes to that fork (once the pair has two votes), the
-    analogy's to both; in a list's item (lists.py), the pointer's place (and the occurrences read there) drafts the
-    next items instead. When nothing matches and swap_slot is the request's own automaton, the input after the span
-    the output's new tokens replaced (pointer.resume_after_swap) is drafted, weighing SWAP_W. keys[1:1 + 2 * nk]
-    name (slot, key state) of the other automata whose match broke off at a key a few tokens ago: what followed the
-    value's end there weighs tmpl_w, split over the occurrences read (template.py). sp: spacing.py. Returns (nodes,
-    alpha).
+    analogy's to both; in a list's item (lists.py), the pointer's place (and the occurrences read there) drafts the next
+    items instead, and so does each input occurrence of the longest match where the pointer drafts no list. When nothing
+    matches and swap_slot is the request's own automaton, the input after the span the output's new tokens replaced
+    (pointer.resume_after_swap) is drafted, weighing SWAP_W. keys[1:1 + 2 * nk] name (slot, key state) of the other
+    automata whose match broke off at a key a few tokens ago: what followed the value's end there weighs tmpl_w, split
+    over the occurrences read (template.py). sp: spacing.py. Returns (nodes, alpha).
     """
     backoff, bratio, bdepth, pred_w = backoff_knobs
     t_tok[0] = -1
@@ -162,8 +162,11 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff_knobs, power, alpha0, hal
     # a prompt's example object (example_run; asked only then: the check scans the run's text)
     ex0 = example_run(b0) if ends and copy_w > 0.0 else -1
     exq = 0  # whether ex0's text is a template, not a record's value (template_ahead): 0 = not asked yet
+    psp = pointer_spacing(b, sp)
+    # an input occurrence of the longest match may copy a list's item too, where the pointer drafts no list: the
+    # pointer is often on an earlier object's list, or lost after an item's first tokens (lists.py)
+    item_lists = ends and copy_w > 0.0 and b[H_VE] != 0
     if copy_w > 0.0:
-        psp = pointer_spacing(b, sp)
         ce = candidate(b, psp)
         # where a long copy of the input broke off (pointer.py), unless values copied into a template were
         # seen: there the value ends, not the break, say where the input goes on (templated and multi_turn
@@ -175,7 +178,7 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff_knobs, power, alpha0, hal
             cap = max(1, min(Lmax, AGREE))
             cw = copy_w * _pow(backmatch(b, ce, cap, psp) / cap, power)
             if ends and b[H_VE] != 0:  # a list's item: the next items after it
-                k = list_draft(b, ce, psp, POINTER_VOTES, spare, depth)
+                k = list_draft(b, ce, b[H_RUN], psp, POINTER_VOTES, spare, depth)
                 if k > 0:
                     nn = insert_seq(spare, k, cw, t_tok, t_par, t_child, t_sib, t_w, nn)
                     lce = ce
@@ -215,6 +218,9 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff_knobs, power, alpha0, hal
             w *= self_w  # tier 0 is the request's own text when it matched
         if norm:
             w /= src[4 * q + 3]
+        # whether the longest match's input occurrences may copy a list's item: the text before the match holds a
+        # separator (asked once: a list draft tried at each of them cost 3-5% of a step where none could be one)
+        lv = item_lists and lk == 0 and q == 0 and tier == 0 and separated(b, src[2] - 1, POINTER_VOTES)
         for j in range(src[4 * q + 3]):
             x = occbuf[q * occ + j]
             if tier == 0 and x == lce:
@@ -235,11 +241,16 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff_knobs, power, alpha0, hal
                             exq = 1 if template_ahead(b, ex0, POINTER_VOTES) else -1
                         if exq > 0:
                             m, r = value_end(b, x, ex0, depth, POINTER_VOTES)
+                k = 0  # the list drafted from this occurrence, its match's length taken for the run
+                if m < 0 and lv and x < b[H_PE]:
+                    k = list_draft(b, x, src[2] - 1, psp, POINTER_VOTES, spare, depth)
                 if m >= 0:
                     nn = insert_spliced(b, x, m, r, w, depth, t_tok, t_par, t_child, t_sib, t_w, nn)
                     if q == 0 and j == 0:
                         spl = r
                         spl_m = m
+                elif k > 0:
+                    nn = insert_seq(spare, k, w, t_tok, t_par, t_child, t_sib, t_w, nn)
                 else:
                     nn = insert(b, x, w, dq, t_tok, t_par, t_child, t_sib, t_w, nn)
                     if an_w > 0.0 and tier == 0 and q == 0 and lk == 0:  # an earlier object, or its template

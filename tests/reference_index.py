@@ -295,14 +295,15 @@ def _unspaced(spacing, x):
     return hits[0] if hits and spacing[x] < 0 else None
 
 
-def ref_list_draft(text, pe, votes, c, run, depth, need, spacing=None, sep_max=5, gap=12, item=32,
+def ref_list_draft(text, pe, votes, c, run, depth, need, spacing=None, sep_max=5, gap=20, item=32,
                    back=3):
-    """lists.list_draft by its definition, from the pointer's place c, its run having copied run + 1 tokens: the
-    item starts at text position s = len(text) - 1 - run and input position e = c - run (the same token, or its
+    """lists.list_draft by its definition, from input end position c, the text's last run + 1 tokens copying it:
+    the item starts at text position s = len(text) - 1 - run and input position e = c - run (the same token, or its
     spelling with a leading space), or up to `back` tokens before both where they agree; the output's separator runs
     from q to s, q starting the run of pairs' output tokens (after pe) that holds the last of the sep_max tokens
-    before s that is one; the previous item's last token (text[q - 1]) stands at most gap tokens before e - 1 in the
-    input, and the token after it ends values (`end`), but is not the input token of the most voted pair (the first
+    before s that is one; the previous item's last token (text[q - 1]) followed by a token that ends values (`end`)
+    stands at most gap tokens before e - 1 in the input (the nearest such place), `end` not being the input token of
+    the most voted pair (the first
     of them) unless the separator also ends, after pe, right before the previous item (the text before q that agrees
     with the input up to j, at most item tokens); the delimiter is text[e - 1] (or, when item e's first token is
     written without the input's space, any token followed by a spaced one). The draft: the item's rest up to its
@@ -332,13 +333,13 @@ def ref_list_draft(text, pe, votes, c, run, depth, need, spacing=None, sep_max=5
     for j in range(e - 2, max(e - 2 - gap, -1), -1):
         if text[j] == SEP:
             break
-        if _same(spacing, text[j], text[q - 1]):
+        if _same(spacing, text[j], text[q - 1]) and text[j + 1] in ends:
             sep, k = text[q:s], 0
             while k < item and q - 1 - k >= pe and j - k >= 0 and _same(spacing, text[j - k], text[q - 1 - k]):
                 k += 1  # the previous item: the text before q, a copy of the input up to j
             x = q - 1 - k
             again = k > 0 and x - len(sep) + 1 >= pe and text[x - len(sep) + 1:x + 1] == sep
-            end = text[j + 1] if text[j + 1] in ends and (text[j + 1] != top or again) else None
+            end = text[j + 1] if text[j + 1] != top or again else None
             break
     if end is None:
         return []

@@ -6,8 +6,8 @@ from hypothesis import given, settings, strategies as st
 
 from lookahead import Drafter
 from lookahead.bench.workloads import load_workload
-from lookahead.index._layout import H_RUN, SEP
-from lookahead.index.lists import list_draft
+from lookahead.index._layout import SEP
+from lookahead.index.lists import list_draft, separated
 from greedy import greedy_tau, replay
 from reference_index import ref_list_draft
 from test_value_end import _buffer, vote_pairs
@@ -25,9 +25,10 @@ def _spacing():
 
 def _native(text, pe, votes, c, run, depth, need):
     b = _buffer(text, pe, votes)
-    b[H_RUN] = run
     seq = np.full(depth, -7, np.int32)
-    k = list_draft(b, c, _spacing(), need, seq, depth)
+    k = list_draft(b, c, run, _spacing(), need, seq, depth)
+    # a list needs a separator before the copy: propose.py tries no occurrence of a match without one
+    assert k == 0 or separated(b, run, need)
     return seq[:k].tolist()
 
 
@@ -113,6 +114,23 @@ def test_an_item_whose_copy_started_after_its_first_token_is_a_list_item():
     assert ref_list_draft(text, len(inp), vote, c, 0, 16, 2, _spacing(), back=0) == []
 
 
+def test_an_item_after_a_long_constraint_that_holds_the_items_last_token_is_a_list_item():
+    # "libgdk-pixbuf-2.0-0 (>= 2.42.10+dfsg), libgio3.0-cil": the constraint is 14 tokens long (digits are tokens),
+    # and holds the previous item's last token ("0") before other tokens. The previous item ends at the nearest
+    # place of its last token followed by an end token (" (", 4), and the delimiter ("),", 12) may stand up to GAP =
+    # 20 tokens after the item's end. Before, the scan stopped at the first "0" (followed by "+": no list) and
+    # looked for the delimiter within 12 tokens (89% of the workloads' constraints fit, 99.8% within 20)
+    long = [11, 11, 1, 11, 2, 11, 1, 11, 11, 2, 11, 1, 11, 11]
+    inp = [2, 9, 0] + [6, 1, 4] + long + [12] + [7, 2, 4] + long + [12] + [8, 0, 9]
+    vote = _MIXED_VOTES
+    text = inp + [1] + [0, 1] + [3, 10] + [1]
+    c = inp.index(7)
+    want = [2, 3, 10, 2, 0]
+    assert ref_list_draft(text, len(inp), vote, c, 0, 16, 2, _spacing()) == want
+    assert _native(text, len(inp), vote, c, 0, 16, 2) == want
+    assert ref_list_draft(text, len(inp), vote, c, 0, 16, 2, _spacing(), gap=12) == []
+
+
 def _session_draft(tokenizer, session, index, pos):
     """(agree, best path, output) at output position pos of request `index` of a multi_turn session, its
     requests replayed greedily in order through one Drafter made with the tokenizer, as the bench does; agree:
@@ -164,3 +182,13 @@ def test_a_separator_of_two_value_end_tokens_is_one_separator(tokenizer, pos):
     # end with '",', and the draft went on with the earlier object's list (2 tokens agreed)
     agree, path, want = _session_draft(tokenizer, "s11-apt-libguestfs", 6, pos)
     assert agree >= 14, (agree, path, want)
+
+
+def test_an_item_the_pointer_is_not_on_is_drafted_as_a_list_item(tokenizer):
+    # 'libcairo2' in '"cli-common", "libcairo2", "libmono-corlib4.5-cil"]' (the record: "cli-common (>= 0.5.1),
+    # libcairo2 (>= 1.16.0), libmono-corlib4.5-cil (>= 5.18.0.240)"): the copy pointer was not on the record's
+    # item, the longest match's occurrence was; that occurrence's copy is drafted as a list item too (the item's
+    # rest, the separator, the next item: propose.py). Before, it copied the record on (' (>= 1.1': no token
+    # agreed)
+    agree, path, want = _session_draft(tokenizer, "s12-apt-gtk-sharp3", 1, 461)
+    assert agree >= 12, (agree, path, want)
