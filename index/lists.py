@@ -18,6 +18,14 @@ copied from consecutive lines of a record look like a list's items when the outp
 short, so an item may not end at the most voted pair's input token (mostly a record's newline) unless the
 output wrote the same separator before the previous item.
 
+multi_turn / templated tau, tree / chain: 8.559 / 6.735 -> 8.599 / 6.770, 8.271 / 6.488 -> 8.341 / 6.509;
+code_edit, completion and the model workloads unchanged. Measured and not kept: the item's start taken from
+where the text and the input stop agreeing going back (not from the run), alone and with the same draft at
+the analogy's place too: chain templated 6.391 and 6.345 (drafts walked on through a record's fields); no
+record rule: 8.597 / 6.760, 8.341 / 6.500, and synthetic records with one-token keys lost their value ends
+(test_value_end); the most voted pair alone, without the repeated separator: a session whose long lists' item
+end (" (") outvoted the newline lost them.
+
 Items with and without a version ("libc6 (>= 2.14), libx11-6, libxext6") end at " (" and at ",", and the
 delimiter before the next one is "),", or the "," that ended the item: so an item may end at another pair's
 token than the previous one (not the most voted pair's: a record's end), and, where the output drops the
@@ -39,13 +47,11 @@ hold that token: in "libgdk-pixbuf-2.0-0 (>= 2.42.10+dfsg)" the scan stopped at 
 "+"): multi_turn -> 8.891 / 8.661, templated -> 6.943 / 6.860; code_edit, completion and the model workloads
 unchanged (completion tree 1.9473 -> 1.9477).
 
-multi_turn / templated tau, tree / chain: 8.559 / 6.735 -> 8.599 / 6.770, 8.271 / 6.488 -> 8.341 / 6.509;
-code_edit, completion and the model workloads unchanged. Measured and not kept: the item's start taken from
-where the text and the input stop agreeing going back (not from the run), alone and with the same draft at
-the analogy's place too: chain templated 6.391 and 6.345 (drafts walked on through a record's fields); no
-record rule: 8.597 / 6.760, 8.341 / 6.500, and synthetic records with one-token keys lost their value ends
-(test_value_end); the most voted pair alone, without the repeated separator: a session whose long lists' item
-end (" (") outvoted the newline lost them.
+The analogy's place (analogy.py: the next record's value for the key the output is at) is often on a list's
+item where the pointer drafts no list; it drafted the item and then the value's fork back to the template, as
+if the item were the whole value: where the pointer drafts no list, it drafts the list too, the text's
+agreement with it (up to ITEM tokens) taken for the run (propose.py; multi_turn 8.891 / 8.661 -> 8.909 /
+8.695, templated 6.943 / 6.860 -> 6.952 / 6.885; code_edit, completion and the model workloads unchanged).
 """
 from numba import njit
 
@@ -118,15 +124,15 @@ def separated(b, run, votes):
 
 
 @njit(cache=True, inline="always")
-def _item(b, c, run, sp, votes, mv):
-    """(q, s, e, end, delim) when a copy of the input at end position c, the text's last run + 1 tokens,
+def _item(b, c, run, sp, votes):
+    """(q, s, e, end, delim, mv) when a copy of the input at end position c, the text's last run + 1 tokens,
     copies a list's item: the item starts at text position s and input position e (the same token, or its
     spelling with a leading space; up to BACK tokens before the copy, where they agree), and the output wrote
     its separator at q .. s - 1 (q starts the run of value ends' output tokens that holds the last of them
     within SEP_MAX tokens before s); the input's previous item ended at token `end` (a pair's input token, at
     the nearest place within GAP before e where it follows the output's last token before the separator; not
-    mv, the most voted pair's, unless the separator repeats) and the delimiter `delim` stands just before e.
-    Else q = -1.
+    mv, the most voted pair's, read only there, unless the separator repeats) and the delimiter `delim` stands
+    just before e. Else q = -1.
 
     The separator once started at that last output token alone. Where both of the separator's tokens are
     pairs' ('",' then ' "': the pair ',' -> ' "' is learned too), it started at ' "', the previous item then
@@ -139,7 +145,7 @@ def _item(b, c, run, sp, votes, mv):
     s = n - 1 - run
     e = c - run
     if c + 1 >= pe or e < 1 or s - SEP_MAX < pe or not same(sp, b[ot + e], b[ot + s]):
-        return -1, 0, 0, 0, 0
+        return -1, 0, 0, 0, 0, 0
     # the run may start inside the item (the pointer found the input only after its first tokens: '"libx' was
     # the template's 'libx11-6' until 'rand'): the item starts up to BACK tokens before, where they agree
     g = 0
@@ -154,7 +160,7 @@ def _item(b, c, run, sp, votes, mv):
             q = s - j
             break
     if q < 0:
-        return -1, 0, 0, 0, 0
+        return -1, 0, 0, 0, 0, 0
     while q - 1 > pe and _writes(b, b[ot + q - 1], votes):
         q -= 1
     last = b[ot + q - 1]
@@ -164,10 +170,11 @@ def _item(b, c, run, sp, votes, mv):
             break
         if same(sp, t, last) and _is_end(b, b[ot + j + 1], votes):
             end = b[ot + j + 1]
+            mv = _most_voted(b)
             if end != mv or _repeats(b, q, s, j, sp):
-                return q, s, e, end, b[ot + e - 1]
+                return q, s, e, end, b[ot + e - 1], mv
             break
-    return -1, 0, 0, 0, 0
+    return -1, 0, 0, 0, 0, 0
 
 
 @njit(cache=True)
@@ -180,8 +187,7 @@ def list_draft(b, c, run, sp, votes, seq, depth):
     separator and the next item (its first token spelled as the output spelled this one's). Returns its
     length: 0 when the run is not a list's item or the item does not end as the previous one did within depth
     (the list's last item: value_end.py forks)."""
-    mv = _most_voted(b)
-    q, s, e, end, delim = _item(b, c, run, sp, votes, mv)
+    q, s, e, end, delim, mv = _item(b, c, run, sp, votes)
     if q < 0:
         return 0
     ot = b[H_OFF_TX]

@@ -26,7 +26,7 @@ from .opening import (agreed_opening, awaiting_first, newest_opening, only_root,
 from .pointer import (AGREE, backmatch, candidate, example_run, pointer_spacing, resume_after_swap, resume_at_break,
                       template_run)
 from .trie import alpha_at, insert, insert_seq, insert_spliced, insert_spliced3, select
-from .lists import list_draft, separated
+from .lists import ITEM, list_draft, separated
 from .template import fires, resume
 from .value_end import POINTER_VOTES, template_ahead, value_end
 
@@ -177,7 +177,7 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff_knobs, power, alpha0, hal
         if ce >= 0:
             cap = max(1, min(Lmax, AGREE))
             cw = copy_w * _pow(backmatch(b, ce, cap, psp) / cap, power)
-            if ends and b[H_VE] != 0:  # a list's item: the next items after it
+            if item_lists:  # a list's item: the next items after it
                 k = list_draft(b, ce, b[H_RUN], psp, POINTER_VOTES, spare, depth)
                 if k > 0:
                     nn = insert_seq(spare, k, cw, t_tok, t_par, t_child, t_sib, t_w, nn)
@@ -205,6 +205,9 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff_knobs, power, alpha0, hal
     # pointer's current run copies the input, the run before it is the template: template_run): the pointer's own
     # place is often not among them, or not the value being written (templated / multi_turn tau, tree / chain:
     # 6.270 / 5.901 -> 6.302 / 5.955, 8.040 / 7.660 -> 8.057 / 7.683; code_edit 10.466 / 9.936 -> 10.464 / 9.934)
+    # whether the longest match's input occurrences may copy a list's item: the text before the match holds a
+    # separator (asked once: a list draft tried at each of them cost 3-5% of a step where none could be one)
+    lv = item_lists and lk == 0 and ns > 0 and src[0] == 0 and separated(b0, src[2] - 1, POINTER_VOTES)
     tier = 0
     spl = -1  # where the first occurrence's branch goes back to the template (analogy.follow reads it)
     spl_m = 0
@@ -218,9 +221,6 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff_knobs, power, alpha0, hal
             w *= self_w  # tier 0 is the request's own text when it matched
         if norm:
             w /= src[4 * q + 3]
-        # whether the longest match's input occurrences may copy a list's item: the text before the match holds a
-        # separator (asked once: a list draft tried at each of them cost 3-5% of a step where none could be one)
-        lv = item_lists and lk == 0 and q == 0 and tier == 0 and separated(b, src[2] - 1, POINTER_VOTES)
         for j in range(src[4 * q + 3]):
             x = occbuf[q * occ + j]
             if tier == 0 and x == lce:
@@ -242,7 +242,7 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff_knobs, power, alpha0, hal
                         if exq > 0:
                             m, r = value_end(b, x, ex0, depth, POINTER_VOTES)
                 k = 0  # the list drafted from this occurrence, its match's length taken for the run
-                if m < 0 and lv and x < b[H_PE]:
+                if m < 0 and lv and q == 0 and x < b[H_PE]:
                     k = list_draft(b, x, src[2] - 1, psp, POINTER_VOTES, spare, depth)
                 if m >= 0:
                     nn = insert_spliced(b, x, m, r, w, depth, t_tok, t_par, t_child, t_sib, t_w, nn)
@@ -268,13 +268,24 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff_knobs, power, alpha0, hal
             if b[H_AN + 3] == 1:  # the analogy's own fork, not the first source's (analogy.follow)
                 b[H_SPL] = r + 1 if m >= 0 else 0
                 b[H_SPLM] = m
-            if m >= 0:  # a value: both where it is predicted to end and where the input goes on
+            # a list's item copied from the analogy's place: the list, instead of the value's fork back to the
+            # template (lists.py; multi_turn / templated tau, tree / chain: 8.891 / 8.661 -> 8.909 / 8.695,
+            # 6.943 / 6.860 -> 6.952 / 6.885)
+            k = 0
+            if item_lists and lk == 0 and a < b[H_PE]:
+                g = backmatch(b, a, ITEM, psp)
+                if g > 0 and separated(b, g - 1, POINTER_VOTES):
+                    k = list_draft(b, a, g - 1, psp, POINTER_VOTES, spare, depth)
+            if k > 0:
+                nn = insert_seq(spare, k, an_w, t_tok, t_par, t_child, t_sib, t_w, nn)
+            elif m >= 0:  # a value: both where it is predicted to end and where the input goes on
                 nn = insert_spliced(b, a, m, r, an_w, depth, t_tok, t_par, t_child, t_sib, t_w, nn)
                 # and, where the template after the value reaches the next value, the next record's (the value
                 # after that was a break each object otherwise: templated / multi_turn tau, tree / chain, 6.899 /
                 # 6.666 -> 6.919 / 6.709, 8.801 / 8.528 -> 8.804 / 8.538)
                 nn = _predict(b, a, m, r, pred_w * an_w, depth, ends, t_tok, t_par, t_child, t_sib, t_w, nn)
-            nn = insert(b, a, an_w, depth, t_tok, t_par, t_child, t_sib, t_w, nn)
+            if k == 0:
+                nn = insert(b, a, an_w, depth, t_tok, t_par, t_child, t_sib, t_w, nn)
             if b[H_AN + 3] == 0 and lk == 0:  # the template: where its next value was, the next record's
                 nn = _predict(b, a, 0, a + 1, pred_w * an_w, depth, ends, t_tok, t_par, t_child, t_sib, t_w, nn)
     return nn, alpha

@@ -192,3 +192,14 @@ def test_an_item_the_pointer_is_not_on_is_drafted_as_a_list_item(tokenizer):
     # agreed)
     agree, path, want = _session_draft(tokenizer, "s12-apt-gtk-sharp3", 1, 461)
     assert agree >= 12, (agree, path, want)
+
+
+@pytest.mark.parametrize("session, index, pos", [("s12-apt-gtk-sharp3", 2, 443), ("s12-apt-gtk-sharp3", 1, 749),
+                                                 ("s13-apt-nunit", 3, 593)])
+def test_an_item_at_the_analogys_place_is_drafted_as_a_list_item(tokenizer, session, index, pos):
+    # 'libglib2|.0-0", "libglib3.0-cil",', '|k-3-0", "libmono-corlib4.5' and a tags list's last item
+    # ('role::program|", "use::checking"], "summary": "Unit'): the copy pointer drafted no list; the analogy's
+    # place (the record's field after the earlier object's) was on the item, and drafted it, then the value's
+    # fork back to the template: 6, 7 and 2 tokens agreed. It drafts the list now (propose.py)
+    agree, path, want = _session_draft(tokenizer, session, index, pos)
+    assert agree >= 12, (agree, path, want)
