@@ -96,11 +96,12 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff_knobs, power, alpha0, hal
     (analogy.py) adds an_w there. With `ends`, a value copied from the input forks back to the template where it is
     predicted to end (value_end.py): the pointer's weight goes to that fork (once the pair has two votes), the
     analogy's to both; in a list's item (lists.py), the pointer's place (and the occurrences read there) drafts the next
-    items instead, and so does each input occurrence of the longest match where the pointer drafts no list. When nothing
-    matches and swap_slot is the request's own automaton, the input after the span the output's new tokens replaced
-    (pointer.resume_after_swap) is drafted, weighing SWAP_W. keys[1:1 + 2 * nk] name (slot, key state) of the other
-    automata whose match broke off at a key a few tokens ago: what followed the value's end there weighs tmpl_w, split
-    over the occurrences read (template.py). sp: spacing.py. Returns (nodes, alpha).
+    items instead, and so do each input occurrence of the longest match and the analogy's place where the pointer drafts
+    no list (the analogy's list replaces its value fork and plain copy). When nothing matches and swap_slot is the
+    request's own automaton, the input after the span the output's new tokens replaced (pointer.resume_after_swap) is
+    drafted, weighing SWAP_W. keys[1:1 + 2 * nk] name (slot, key state) of the other automata whose match broke off at a
+    key a few tokens ago: what followed the value's end there weighs tmpl_w, split over the occurrences read
+    (template.py). sp: spacing.py. Returns (nodes, alpha).
     """
     backoff, bratio, bdepth, pred_w = backoff_knobs
     t_tok[0] = -1

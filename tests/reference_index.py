@@ -297,19 +297,18 @@ def _unspaced(spacing, x):
 
 def ref_list_draft(text, pe, votes, c, run, depth, need, spacing=None, sep_max=5, gap=20, item=32,
                    back=3):
-    """lists.list_draft by its definition, from input end position c, the text's last run + 1 tokens copying it:
-    the item starts at text position s = len(text) - 1 - run and input position e = c - run (the same token, or its
+    """lists.list_draft by its definition, from input end position c, the text's last run + 1 tokens copying it: the
+    item starts at text position s = len(text) - 1 - run and input position e = c - run (the same token, or its
     spelling with a leading space), or up to `back` tokens before both where they agree; the output's separator runs
     from q to s, q starting the run of pairs' output tokens (after pe) that holds the last of the sep_max tokens
     before s that is one; the previous item's last token (text[q - 1]) followed by a token that ends values (`end`)
     stands at most gap tokens before e - 1 in the input (the nearest such place), `end` not being the input token of
-    the most voted pair (the first
-    of them) unless the separator also ends, after pe, right before the previous item (the text before q that agrees
-    with the input up to j, at most item tokens); the delimiter is text[e - 1] (or, when item e's first token is
-    written without the input's space, any token followed by a spaced one). The draft: the item's rest up to its
-    end, and, while an item ends at `end` (or, neither being the most voted pair's input token, at another end
-    token) and a delimiter follows within gap tokens (no other end token between), the separator and the next item,
-    its first token spelled as the output spelled item e's. [] for none."""
+    the most voted pair (the first of them) unless the separator also ends, after pe, right before the previous item
+    (the text before q that agrees with the input up to j, at most item tokens); the delimiter is text[e - 1] (or,
+    when item e's first token is written without the input's space, any token followed by a spaced one). The draft:
+    the item's rest up to its end, and, while an item ends at `end` (or, neither being the most voted pair's input
+    token, at another end token) and a delimiter follows within gap tokens (no other end token between), the
+    separator and the next item, its first token spelled as the output spelled item e's. [] for none."""
     ok = [(t, x) for t, x, cnt in votes if cnt >= need]
     ends = {t for t, _ in ok}
     writes = {x for _, x in ok}
