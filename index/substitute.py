@@ -11,11 +11,12 @@ copy with the text (pointer.backmatch), so the copy goes on through it.
 
 Only the input is rewritten: the output already has the target's style (its own "\\n   " must not become
 "\\n     "). A pair is forgotten as soon as the output copies the input token unchanged (a one-off edit, not
-a consistent one). N_SUB pairs at most, newest first (when full, the least seen goes); stored in the request
-automaton's header. A finished request's confirmed pairs (carried_substitutions) start the next request's
-(seed_substitutions): requests of one kind (records re-indented into JSON, a session of them) repeat the same
-change (multi_turn tau, tree / chain: 8.192 / 7.806 -> 8.222 / 7.864; templated +0.1%; code_edit chain -0.02%:
-a rename carried into an edit that has none is dropped at its first unchanged copy).
+a consistent one), where the pointer copies and where the analogy's place does (analogy.follow). N_SUB
+pairs at most, newest first (when full, the least seen goes); stored in the request automaton's header. A
+finished request's confirmed pairs (carried_substitutions) start the next request's (seed_substitutions):
+requests of one kind (records re-indented into JSON, a session of them) repeat the same change (multi_turn
+tau, tree / chain: 8.192 / 7.806 -> 8.222 / 7.864; templated +0.1%; code_edit chain -0.02%: a rename carried
+into an edit that has none is dropped at its first unchanged copy).
 """
 import numpy as np
 from numba import njit

@@ -3,10 +3,11 @@ import numpy as np
 from hypothesis import given, settings, strategies as st
 
 from lookahead import Drafter, DrafterConfig
-from lookahead.index._layout import H_AN, H_CP, H_PE, H_SPL, H_SPLM
+from lookahead.index._layout import H_AN, H_CP, H_NSUB, H_PE, H_SPL, H_SPLM, H_SUB, SUB_W
 from lookahead.index.analogy import POOL, TRIES, follow, place
 from lookahead.index.automaton import extend_many, new_automaton, text_of
 from lookahead.index.spacing import NO_SPACING
+from lookahead.index.substitute import CONFIRM, mapped
 from greedy import greedy_tau, replay
 from reference_index import ref_place
 
@@ -272,3 +273,23 @@ def test_a_live_value_that_ended_at_the_drafted_fork_goes_on_in_the_template():
     b = extend_many(b, np.asarray(added[:-1], np.int32))
     follow(b, len(added) - 1, NO_SPACING)
     assert b[H_AN] - 1 == r + 1 and b[H_AN + 3] == 0  # after QEND QB: the earlier object's QB
+
+
+def test_a_value_the_analogy_copies_unchanged_forgets_a_substitution_of_its_tokens():
+    # a substitution learned from two look-alike values ('5' -> '0' of two versions, "io" -> "dk" of two
+    # package names) maps every input occurrence of its token; the copy pointer forgets it where it copies the
+    # token unchanged, but values are mostly copied from the analogy's place: there too, a pair whose input
+    # token the text copied unchanged loses a sighting (seen CONFIRM times: no longer applied; once: dropped)
+    b, d, r, m, added, vb1_at, o = _forked_draft(3)
+    y = added[0]  # the value's second token, which the text copies unchanged from record 1
+    for seen in (CONFIRM, 1):
+        c = b.copy()
+        c[H_PE] = o - 1  # the prompt
+        c[H_NSUB] = 1
+        c[H_SUB:H_SUB + SUB_W] = (y, 3, seen)
+        c[H_AN] = d + 1
+        c[H_AN + 3] = 1
+        c = extend_many(c, np.asarray(added[:m], np.int32))
+        follow(c, m, NO_SPACING)
+        assert c[H_AN] - 1 == d + m  # the text followed the value
+        assert c[H_NSUB] == (1 if seen > 1 else 0) and mapped(c, d + 1, y) == y
