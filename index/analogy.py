@@ -44,7 +44,7 @@ without it in the output ('"pool'): the piece after d then occurs in the record 
 the new value's first token only so. With a spacing map (spacing.py, from the tokenizer) the source may be that
 spelling of the piece and the place's first token may be too.
 
-While the text follows a value's place, the input tokens it copied unchanged forget a substitution of theirs
+While the text follows the analogy's place, the input tokens it copied unchanged forget a substitution of theirs
 (substitute.forget, as the copy pointer does where it copies): a pair learned from two look-alike values
 ('5' -> '0' of two versions, "io" -> "dk" of two package names) otherwise rewrote every input occurrence of its
 token for hundreds of steps, since values are mostly copied from here, not by the pointer (templated /

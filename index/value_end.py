@@ -36,6 +36,13 @@ object holds (between where the template was left and where it goes on) is not t
 on to the next pair's token (multi_turn / templated tau, tree / chain: 8.442 / 8.096 -> 8.458 / 8.111,
 6.570 / 6.298 -> 6.581 / 6.309; code_edit chain 9.938 -> 9.939; completion and the model workloads unchanged).
 
+Where the output wrote what a confirmed substitution (substitute.py) maps the input token to, the copy broke
+off at a substitution, not at a value's end: JSON re-indented from records ('\\n ' -> '\\n   ' on every line)
+broke copies at every line, and that pair held one of the N_VE entries in every templated request (~100 votes),
+so the tags lists' pair (',' -> '",') kept losing its entry (in 24 of 116 requests at their end, now 65) and a
+list was drafted ", b" for '", "b' (templated tau, tree / chain: 6.977 / 6.944 -> 7.036 / 6.948; multi_turn
+chain 8.699 -> 8.695; code_edit, completion and the model workloads unchanged).
+
 A finished request's well-voted pairs (carried_ends) start the next request's (seed_ends): requests that
 fill the same template (a session of them) then fork at values sooner, and keep the pairs where a stray break
 would have replaced them (multi_turn / templated tau, tree: 8.094 / 6.304 -> 8.192 / 6.332). A pair voted
@@ -46,6 +53,7 @@ import numpy as np
 from numba import njit
 
 from ._layout import H_N_TX, H_OFF_TX, H_PE, H_VE, N_VE, SEP, VE_W
+from .substitute import mapped
 
 CARRY_VOTES = 6  # votes a pair needs to be carried into the next request (5-6: the same tau; 8: a third less)
 AHEAD = 32  # tokens an example object's value may run before its template goes on (template_ahead)
@@ -58,11 +66,12 @@ POINTER_VOTES = 2  # votes a pair needs before the copy pointer's run forks (cod
 def learn_end(b, p, x):
     """A value copied from the input ended: the input token at text position p was not copied, the output
     wrote token x in its place. Votes for that pair; a new pair takes a free entry, else the least voted one
-    once it has lost its votes (one vote less each time a new pair finds no room)."""
+    once it has lost its votes (one vote less each time a new pair finds no room). Nothing is learned where x
+    is what the output writes for that token anyway (the token itself, or a confirmed substitution's)."""
     if p < 0 or p >= b[H_PE] or p >= b[H_N_TX]:
         return
     t = b[b[H_OFF_TX] + p]
-    if t == SEP:
+    if t == SEP or mapped(b, p, t) == x:
         return
     low = 0
     for k in range(N_VE):

@@ -4,8 +4,9 @@ import numpy as np
 from hypothesis import given, settings, strategies as st
 
 from lookahead import Drafter, DrafterConfig
-from lookahead.index._layout import H_PE, H_VE, N_VE, VE_W
+from lookahead.index._layout import H_NSUB, H_PE, H_SUB, H_VE, N_SUB, N_VE, SUB_W, VE_W
 from lookahead.index.automaton import extend_many, new_automaton
+from lookahead.index.substitute import CONFIRM
 from lookahead.index.value_end import (AHEAD, CARRY_VOTES, WINDOW, carried_ends, learn_end, seed_ends, template_ahead,
                                        value_end)
 from greedy import greedy_tau, replay, session_steps
@@ -57,16 +58,44 @@ def test_template_ahead_matches_reference(text, vote, data):
     assert template_ahead(b, c, votes) == ref_template_ahead(text, pe, vote, c, votes, AHEAD)
 
 
+def _substitutions(b, subs):
+    b[H_NSUB] = len(subs)
+    for i, pair in enumerate(subs):
+        b[H_SUB + SUB_W * i:H_SUB + SUB_W * (i + 1)] = pair
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.integers(-1, 5), min_size=1, max_size=30), votes,
-       st.lists(st.tuples(st.integers(-1, 31), st.integers(0, 5)), max_size=12), st.data())
-def test_learn_end_matches_reference(text, vote, ends, data):
+       st.lists(st.tuples(st.integers(-1, 31), st.integers(0, 5)), max_size=12),
+       st.lists(st.tuples(st.integers(0, 5), st.integers(0, 5), st.integers(1, 3)), max_size=N_SUB,
+                unique_by=lambda v: v[0]), st.data())
+def test_learn_end_matches_reference(text, vote, ends, subs, data):
     pe = data.draw(st.integers(0, len(text)))
     b = _buffer(text, pe, vote)
+    _substitutions(b, subs)
+    confirmed = [(y, x) for y, x, seen in subs if seen >= CONFIRM]
     for p, x in ends:
         learn_end(b, p, x)
-        vote = ref_learn_end(text, pe, vote, p, x, N_VE)
+        vote = ref_learn_end(text, pe, vote, p, x, N_VE, confirmed)
         assert _votes(b) == vote
+
+
+def test_a_substitution_is_not_learned_as_a_value_end():
+    # JSON re-indented from records ('\n ' -> '\n   ' on every line): where a copy broke off at such a
+    # token, the substitution was learned as a value end too, and held one of the N_VE entries with a hundred
+    # votes in every templated request; once the substitution is confirmed it is not a value end
+    NL1, NL3, QEND = 5, 6, 7
+    text = [1, 2, NL1, 3, 4, NL1, 8, 9]
+    b = _buffer(text, len(text), [])
+    for seen, votes in ((1, [(NL1, NL3, 1)]), (CONFIRM, [])):
+        c = b.copy()
+        _substitutions(c, [(NL1, NL3, seen)])
+        learn_end(c, 2, NL3)
+        assert _votes(c) == votes
+    c = b.copy()
+    _substitutions(c, [(NL1, NL3, CONFIRM)])
+    learn_end(c, 5, QEND)  # another token written there is a value end
+    assert _votes(c) == [(NL1, QEND, 1)]
 
 
 @settings(max_examples=300, deadline=None)
