@@ -3,11 +3,11 @@ import numpy as np
 from hypothesis import given, settings, strategies as st
 
 from lookahead import Drafter, DrafterConfig
-from lookahead.index._layout import H_AN, H_CP, H_NSUB, H_PE, H_SPL, H_SPLM, H_SUB, SUB_W
+from lookahead.index._layout import H_AN, H_CP, H_NSUB, H_PE, H_SPL, H_SPLM
 from lookahead.index.analogy import POOL, TRIES, follow, place
 from lookahead.index.automaton import extend_many, new_automaton, text_of
 from lookahead.index.spacing import NO_SPACING
-from lookahead.index.substitute import CONFIRM, mapped
+from lookahead.index.substitute import CONFIRM, mapped, seed_substitutions
 from greedy import greedy_tau, replay
 from reference_index import ref_place
 
@@ -285,8 +285,7 @@ def test_a_value_the_analogy_copies_unchanged_forgets_a_substitution_of_its_toke
     for seen in (CONFIRM, 1):
         c = b.copy()
         c[H_PE] = o - 1  # the prompt
-        c[H_NSUB] = 1
-        c[H_SUB:H_SUB + SUB_W] = (y, 3, seen)
+        seed_substitutions(c, [y, 3, seen])
         c[H_AN] = d + 1
         c[H_AN + 3] = 1
         c = extend_many(c, np.asarray(added[:m], np.int32))

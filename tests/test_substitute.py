@@ -6,7 +6,7 @@ from hypothesis import given, settings, strategies as st
 from lookahead import Drafter, DrafterConfig
 from lookahead.index._layout import H_NOSUB, H_NSUB, H_PE, H_SUB, N_SUB, SEP, SUB_W
 from lookahead.index.automaton import extend_many, new_automaton
-from lookahead.index.substitute import CONFIRM, RIGHT, SPAN, carried_substitutions, learn, mapped
+from lookahead.index.substitute import CONFIRM, RIGHT, SPAN, carried_substitutions, learn, mapped, seed_substitutions
 from greedy import greedy_tau, session_steps
 from reference_index import ref_learn
 
@@ -123,9 +123,7 @@ def test_learn_matches_reference(case, data):
     added = data.draw(st.integers(1, SPAN + 1))
     b = extend_many(new_automaton(), np.asarray(text, np.int32))
     b[H_PE] = pe
-    b[H_NSUB] = len(pairs)
-    for i, p in enumerate(pairs):
-        b[H_SUB + SUB_W * i:H_SUB + SUB_W * (i + 1)] = p
+    seed_substitutions(b, np.ravel(pairs))
     learn(b, e, added)
     got = [tuple(int(v) for v in b[H_SUB + SUB_W * i:H_SUB + SUB_W * (i + 1)]) for i in range(b[H_NSUB])]
     assert got == ref_learn(text, pe, pairs, e, added, RIGHT, SPAN, CONFIRM, N_SUB)

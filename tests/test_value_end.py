@@ -4,9 +4,9 @@ import numpy as np
 from hypothesis import given, settings, strategies as st
 
 from lookahead import Drafter, DrafterConfig
-from lookahead.index._layout import H_NSUB, H_PE, H_SUB, H_VE, N_SUB, N_VE, SUB_W, VE_W
+from lookahead.index._layout import H_PE, H_VE, N_SUB, N_VE, VE_W
 from lookahead.index.automaton import extend_many, new_automaton
-from lookahead.index.substitute import CONFIRM
+from lookahead.index.substitute import CONFIRM, seed_substitutions
 from lookahead.index.value_end import (AHEAD, CARRY_VOTES, WINDOW, carried_ends, learn_end, seed_ends, template_ahead,
                                        value_end)
 from greedy import greedy_tau, replay, session_steps
@@ -58,12 +58,6 @@ def test_template_ahead_matches_reference(text, vote, data):
     assert template_ahead(b, c, votes) == ref_template_ahead(text, pe, vote, c, votes, AHEAD)
 
 
-def _substitutions(b, subs):
-    b[H_NSUB] = len(subs)
-    for i, pair in enumerate(subs):
-        b[H_SUB + SUB_W * i:H_SUB + SUB_W * (i + 1)] = pair
-
-
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.integers(-1, 5), min_size=1, max_size=30), votes,
        st.lists(st.tuples(st.integers(-1, 31), st.integers(0, 5)), max_size=12),
@@ -72,7 +66,7 @@ def _substitutions(b, subs):
 def test_learn_end_matches_reference(text, vote, ends, subs, data):
     pe = data.draw(st.integers(0, len(text)))
     b = _buffer(text, pe, vote)
-    _substitutions(b, subs)
+    seed_substitutions(b, np.ravel(subs))
     confirmed = [(y, x) for y, x, seen in subs if seen >= CONFIRM]
     for p, x in ends:
         learn_end(b, p, x)
@@ -89,11 +83,11 @@ def test_a_substitution_is_not_learned_as_a_value_end():
     b = _buffer(text, len(text), [])
     for seen, votes in ((1, [(NL1, NL3, 1)]), (CONFIRM, [])):
         c = b.copy()
-        _substitutions(c, [(NL1, NL3, seen)])
+        seed_substitutions(c, [NL1, NL3, seen])
         learn_end(c, 2, NL3)
         assert _votes(c) == votes
     c = b.copy()
-    _substitutions(c, [(NL1, NL3, CONFIRM)])
+    seed_substitutions(c, [NL1, NL3, CONFIRM])
     learn_end(c, 5, QEND)  # another token written there is a value end
     assert _votes(c) == [(NL1, QEND, 1)]
 
