@@ -12,10 +12,18 @@ value's first tokens) tells where the template is: at each occurrence of that ke
 token equal to the one the request just wrote (',') is what the template writes after the value.
 
 Each cursor into another automaton keeps its key: the state its match was in when a match of length >=
-KEY_MIN last broke off, and the request's length then (cursors.py). A proposal whose cursor still does not
-reach back to the key, at most VMAX tokens after it, reads up to `occ` occurrences of the key and scans at most
-SCAN tokens after each for the request's last token. Only other automata: in the request's own text the copy
-pointer and the analogy (pointer.py, analogy.py) resume templates, and a key there too lost tau on multi_turn.
+KEY_MIN last broke off, and the request's length then (cursors.py). A proposal whose cursor's match reaches
+back at most REACH tokens past the tokens written since the key, at most VMAX tokens after it, reads up to
+`occ` occurrences of the key and scans at most SCAN tokens after each for the request's last token. The key
+often ends with the value's first tokens, where an earlier value began as this one does ('"installed_size_kib":
+4' of an earlier 4xx, this value being 44), and the match after the break starts at those tokens ('44,\\n
+"maintainer' reaches back one token past the key's end): that is not the key's own text going on, so the
+template resumes ('_name": "Debian X Strike Force"'); it did not while the match had to start after the key's
+end (REACH 0 -> 2, tree / chain: multi_turn 8.909 / 8.695 -> 8.921 / 8.707, templated 7.036 / 6.948 -> 7.037
+/ 6.947, code_edit 10.470 / 9.941 -> 10.471 / 9.939, completion 1.948 / 1.644 -> 1.949 / 1.643; REACH =
+KEY_MIN - 1: multi_turn 8.934 / 8.726 but templated chain 6.934, completion chain 1.639). Only other
+automata: in the request's own text the copy pointer and the analogy (pointer.py, analogy.py) resume
+templates, and a key there too lost tau on multi_turn.
 
 Measured (replay, budget 16, tree / chain, template_weight 0 -> 2): multi_turn 7.879 / 7.534 -> 7.999 / 7.619,
 templated 6.113 / 5.799 -> 6.207 / 5.854, code_edit 10.433 / 9.928 -> 10.455 / 9.943. KEY_MIN 4 / 8 and VMAX
@@ -31,6 +39,7 @@ from .trie import insert
 KEY_MIN = 6   # a match at least this long is a key
 VMAX = 16     # tokens written since the key, at most, for the template to resume
 SCAN = 32     # tokens scanned after an occurrence of the key for the value's end
+REACH = 2     # tokens past the key's end a match may reach back over (the value's first tokens the key ended with)
 
 
 @njit(cache=True, inline="always")
@@ -44,9 +53,9 @@ def key_step(eb, v, L, t):
 @njit(cache=True, inline="always")
 def fires(own, L, kn):
     """Whether a cursor with matched length L, whose key ended when the request had kn tokens, has broken off
-    from it within VMAX tokens."""
+    from it within VMAX tokens (its match reaches back at most REACH tokens past the tokens since the key)."""
     g = own[H_N_TX] - kn
-    return kn > 0 and 1 <= g <= VMAX and L <= g
+    return kn > 0 and 1 <= g <= VMAX and L <= g + REACH
 
 
 @njit(cache=True, inline="always")

@@ -62,6 +62,26 @@ def test_no_resumption_while_the_value_still_matches_or_long_after():
     assert dr.tokens[:1].tolist() != [KB] or dr.probs[0] < 0.2
 
 
+
+def test_the_template_resumes_after_a_value_whose_end_memory_holds_in_another_place():
+    # memory holds the key's last token, the value and its ',' in another place, followed by other text: the
+    # match into memory reaches back over the value to that token, not over the key (the key as matched ends
+    # with the value's first tokens where an earlier value began as this one does: '"installed_size_kib": 4'
+    # of an earlier 4xx, then '44,'), so it is not the key's own text going on, and what followed the key's
+    # value still tells what is next
+    drafts = {}
+    for w in (0.0, 2.0):
+        rng = np.random.default_rng(3)
+        d = _drafter(w, rng)
+        h = d.begin(_prompt(rng, True) + [COLON, 9001, 9002, 9003, COMMA, 9500, 9501, 9502])
+        d.end(h)
+        h = d.begin(_prompt(rng, False))
+        d.append(h, KEY + [9001, 9002, 9003, COMMA])
+        drafts[w] = d.propose(h)
+    on, off = drafts[2.0], drafts[0.0]
+    assert on.tokens[:3].tolist() == [KB, KB2, COLON], on.tokens
+    assert off.tokens[:3].tolist() == [9500, 9501, 9502], off.tokens  # the other place alone
+
 def _cursor(d, h):
     b = d.arena.py[d._slot(h)]
     for k in range(N_CUR):
