@@ -20,7 +20,7 @@ often ends with the value's first tokens, where an earlier value began as this o
 "maintainer' reaches back one token past the key's end): that is not the key's own text going on, so the
 template resumes ('_name": "Debian X Strike Force"'); it did not while the match had to start after the key's
 end (REACH 0 -> 2, tree / chain: multi_turn 8.909 / 8.695 -> 8.921 / 8.707, templated 7.036 / 6.948 -> 7.037
-/ 6.947, code_edit 10.470 / 9.941 -> 10.471 / 9.939, completion 1.948 / 1.644 -> 1.949 / 1.643; REACH =
+/ 6.947, code_edit 10.470 / 9.941 -> 10.471 / 9.939, completion 1.948 / 1.643 -> 1.949 / 1.643; REACH =
 KEY_MIN - 1: multi_turn 8.934 / 8.726 but templated chain 6.934, completion chain 1.639). Only other
 automata: in the request's own text the copy pointer and the analogy (pointer.py, analogy.py) resume
 templates, and a key there too lost tau on multi_turn.
