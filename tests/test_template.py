@@ -35,17 +35,25 @@ def _drafter(weight, rng):
     return d
 
 
-def test_draft_resumes_the_template_after_a_new_value():
-    # the new value (never seen) ends with ',', which in memory mostly precedes random tokens; the key before
-    # the value says what follows its value's end: KB KB2 COLON
+def _drafts_after_a_new_value(elsewhere=None):
+    """(template_weight 2, template_weight 0) drafts after the key, a new value and ','; elsewhere: tokens of
+    one more earlier request (after a prompt full of commas)."""
     drafts = {}
-    for w in (0.0, 2.0):
+    for w in (2.0, 0.0):
         rng = np.random.default_rng(3)
         d = _drafter(w, rng)
+        if elsewhere is not None:
+            d.end(d.begin(_prompt(rng, True) + elsewhere))
         h = d.begin(_prompt(rng, False))
         d.append(h, KEY + [9001, 9002, 9003, COMMA])
         drafts[w] = d.propose(h)
-    on, off = drafts[2.0], drafts[0.0]
+    return drafts[2.0], drafts[0.0]
+
+
+def test_draft_resumes_the_template_after_a_new_value():
+    # the new value (never seen) ends with ',', which in memory mostly precedes random tokens; the key before
+    # the value says what follows its value's end: KB KB2 COLON
+    on, off = _drafts_after_a_new_value()
     assert on.tokens[:3].tolist() == [KB, KB2, COLON], on.tokens
     assert on.probs[0] > 0.3
     # without it, ',' is followed by the newest of a dozen different continuations, KB among them
@@ -62,25 +70,16 @@ def test_no_resumption_while_the_value_still_matches_or_long_after():
     assert dr.tokens[:1].tolist() != [KB] or dr.probs[0] < 0.2
 
 
-
 def test_the_template_resumes_after_a_value_whose_end_memory_holds_in_another_place():
     # memory holds the key's last token, the value and its ',' in another place, followed by other text: the
     # match into memory reaches back over the value to that token, not over the key (the key as matched ends
     # with the value's first tokens where an earlier value began as this one does: '"installed_size_kib": 4'
     # of an earlier 4xx, then '44,'), so it is not the key's own text going on, and what followed the key's
     # value still tells what is next
-    drafts = {}
-    for w in (0.0, 2.0):
-        rng = np.random.default_rng(3)
-        d = _drafter(w, rng)
-        h = d.begin(_prompt(rng, True) + [COLON, 9001, 9002, 9003, COMMA, 9500, 9501, 9502])
-        d.end(h)
-        h = d.begin(_prompt(rng, False))
-        d.append(h, KEY + [9001, 9002, 9003, COMMA])
-        drafts[w] = d.propose(h)
-    on, off = drafts[2.0], drafts[0.0]
+    on, off = _drafts_after_a_new_value([COLON, 9001, 9002, 9003, COMMA, 9500, 9501, 9502])
     assert on.tokens[:3].tolist() == [KB, KB2, COLON], on.tokens
     assert off.tokens[:3].tolist() == [9500, 9501, 9502], off.tokens  # the other place alone
+
 
 def _cursor(d, h):
     b = d.arena.py[d._slot(h)]
