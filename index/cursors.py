@@ -16,7 +16,7 @@ from .automaton import extend_many
 from .borrow import borrow
 from .analogy import follow
 from .pointer import track
-from .template import key_step
+from .template import key_step, keeps
 
 
 @njit(cache=True)
@@ -29,7 +29,7 @@ def _resync(ext_b, self_b, window):
     kn = 0
     for i in range(max(0, n - window), n):
         v2, L, key = key_step(ext_b, v, L, self_b[ot + i])
-        if key:
+        if key and not keeps(self_b, kn, i):
             kv = v
             kn = i
         v = v2
@@ -117,7 +117,7 @@ def append_core(B, slot, tokens, ext, window, sp):
         n0 = bb[H_N_TX] - tokens.shape[0]
         for i in range(tokens.shape[0]):
             v2, L, key = key_step(ext_b, v, L, tokens[i])
-            if key:  # a long match broke off: the key before a value
+            if key and not keeps(bb, bb[o + 5], n0 + i):  # a long match broke off: the key before a value
                 bb[o + 4] = v
                 bb[o + 5] = n0 + i
             v = v2

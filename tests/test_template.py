@@ -3,7 +3,7 @@ import numpy as np
 from hypothesis import given, settings, strategies as st
 
 from lookahead import Drafter, DrafterConfig
-from lookahead.index._layout import CUR_W, H_CUR, N_CUR
+from lookahead.index._layout import CUR_W, H_CUR, H_VE, N_CUR
 from lookahead.index.template import KEY_MIN, VMAX
 
 OPEN, KA, KA2, COLON, COMMA, KB, KB2, CLOSE = range(1, 9)
@@ -79,6 +79,28 @@ def test_the_template_resumes_after_a_value_whose_end_memory_holds_in_another_pl
     on, off = _drafts_after_a_new_value([COLON, 9001, 9002, 9003, COMMA, 9500, 9501, 9502])
     assert on.tokens[:3].tolist() == [KB, KB2, COLON], on.tokens
     assert off.tokens[:3].tolist() == [9500, 9501, 9502], off.tokens  # the other place alone
+
+
+def test_the_key_stays_when_a_match_of_the_value_breaks_off_after_its_end():
+    # the value and its ',' also stand in an earlier list, where other items follow: the match into memory runs
+    # over them and breaks off at the next key's KB. That match is the value's own text in another place, not
+    # a key, so the key before the value still says what follows KB (KB2 COLON), which ', KB' alone does not
+    # (in memory it is mostly followed by random tokens)
+    value = [9101, 9102, 9103, 9104, 9105, 9106]
+    drafts = {}
+    for w in (2.0, 0.0):
+        rng = np.random.default_rng(6)
+        d = Drafter(max_draft=8, learn=True, config=DrafterConfig(template_weight=w))
+        d.end(d.begin(_prompt(rng, True) + KEY + [9401, 9402, COMMA, KB, KB2, COLON, 9403, CLOSE]))
+        d.end(d.begin(_prompt(rng, True) + [9300] + value + [COMMA, 9500, 9501, 9502]))
+        d.end(d.begin(sum(([COMMA, KB] + rng.integers(100, 5000, 3).tolist() for _ in range(12)), [])))
+        h = d.begin(_prompt(rng, False))
+        b = d.arena[d._slot(h)]
+        b[H_VE:H_VE + 3] = [9900 + 1, COMMA, 5]  # the output ends values with ',' (5 votes)
+        d.append(h, KEY + value + [COMMA, KB])
+        drafts[w] = d.propose(h)
+    assert drafts[2.0].tokens[:2].tolist() == [KB2, COLON], drafts[2.0].tokens
+    assert drafts[0.0].tokens[:1].tolist() != [KB2], drafts[0.0].tokens
 
 
 def _cursor(d, h):
