@@ -64,8 +64,9 @@ def keeps(own, kn, n):
     """Whether a long match that broke off where the request (own) had n tokens leaves the key, which ended
     at length kn, in place: the key is at most VMAX tokens back and the match's last token is how the output
     ends values (value_end.py: '",', with >= KEY_VOTES votes). A match that runs up to a value's end and
-    breaks off right after it matched the value's own text in another place (`k3.0-cil",` of an earlier depends
-    list, an item next there, ' "version' here), not a key: what follows the value is still the key's."""
+    breaks off right after it matched the value's own text in another place (` "gcc-12-base",` of an earlier
+    depends list, its next item there, `\\n    "version` here), not a key: what follows the value is still
+    the key's."""
     return kn > 0 and n - kn <= VMAX and _writes(own, own[own[H_OFF_TX] + n - 1], KEY_VOTES)
 
 
