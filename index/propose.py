@@ -12,11 +12,12 @@ rescans anything:
              always a tree, since a path's probability never exceeds its prefix's). When the best path runs
              out of recorded text, cursors advance virtually along it and another round continues it.
     A response's first draft opens the way earlier responses did, then copies the input from that opening
-    (opening.py).
+    (opening.py). A value's first token is also matched as the input's "Key: value" lines spell it, with a
+    leading space (_spaced_source).
 """
 from numba import njit
 
-from ._layout import CUR_W, H_AN, H_CP, H_CUR, H_PE, H_RUN, H_SPL, H_SPLM, H_VE, N_CUR, SEP
+from ._layout import CUR_W, H_AN, H_CP, H_CUR, H_N_TX, H_OFF_TX, H_PE, H_RUN, H_SPL, H_SPLM, H_VE, N_CUR, SEP
 from .borrow import borrow
 from .automaton import extend, extend_many, match_step, recent_occurrences, self_cursor, slen, slink
 from .cursors import cursor_entry
@@ -27,6 +28,7 @@ from .pointer import (AGREE, backmatch, candidate, example_run, pointer_spacing,
                       template_run)
 from .trie import alpha_at, insert, insert_seq, insert_spliced, insert_spliced3, select
 from .lists import ITEM, list_draft, separated
+from .spacing import spaced
 from .template import fires, resume
 from .value_end import POINTER_VOTES, template_ahead, value_end
 
@@ -39,6 +41,8 @@ SWAP_W = (4.0, 2.0, 2.0)
 MAX_TIERS = 1 + N_CUR
 N_PARAMS = 19  # length of propose_one's params
 MAX_BACKOFF = 4
+SPACED_L = 8  # a match of the request's own text this short may go on one token back with that token spaced
+              # (3: multi_turn tree / chain 6 / 8 steps more, templated 7 fewer / 9 more)
 
 
 @njit(cache=True)
@@ -77,6 +81,41 @@ def _predict(b, e, m, r, w, depth, ends, t_tok, t_par, t_child, t_sib, t_w, nn):
 
 
 @njit(cache=True, inline="always")
+def _spaced_source(b, L, occbuf, occ, spare, sp, src, ns):
+    """The request's own text (b) matched its last L tokens; the token before them, spelled with a leading
+    space, and them: a value's first token as a "Key: value" line of the input spells it. The output writes
+    '"', 'a', '80', 'd' of "SHA256: a80d..." (' a', '80', 'd' there): after 'a', '80' the own text matched '80'
+    alone, all over the hashes, so the draft was another record's hash (or an example's) until a third token
+    of the value was written; ' a', '80' occurs once, in the record. Its occurrences go to occbuf and source ns
+    (tier 0, length L + 1; up to `occ` of the newest); returns their number (0: none).
+
+    Only once values copied into a template were seen (a value end learned: value_end.py), as the copy
+    pointer's spacing is. Tau at budget 16, tree / chain: templated 7.038 / 6.952 -> 7.104 / 7.049 (20,564 /
+    20,820 -> 20,375 / 20,534 steps), multi_turn 8.930 / 8.702 -> 8.985 / 8.781 (4,957 / 5,087 -> 4,927 /
+    5,041), completion 4,965 / 5,890 -> 4,968 / 5,884 steps, code_edit the same, model: workloads within 2
+    steps (templated 865 / 903 -> 864 / 901)."""
+    n = b[H_N_TX]
+    if n - L - 1 < 0:
+        return 0
+    ot = b[H_OFF_TX]
+    s = spaced(sp, b[ot + n - L - 1])
+    if s < 0:
+        return 0
+    v, m = match_step(b, 0, 0, s)
+    for q in range(n - L, n):
+        v, m = match_step(b, v, m, b[ot + q])
+    if m != L + 1:
+        return 0
+    k = recent_occurrences(b, v, occbuf, occ, spare)
+    if k > 0:
+        src[4 * ns] = 0
+        src[4 * ns + 1] = v
+        src[4 * ns + 2] = L + 1
+        src[4 * ns + 3] = k
+    return k
+
+
+@njit(cache=True, inline="always")
 def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff_knobs, power, alpha0, half_len, self_w, norm, copy_w, an_w,
                 ends, swap_slot, t_tok, t_par, t_child, t_sib, t_w, occbuf, src, spare, own, keys, nk, tmpl_w, sp):
     """Merges continuations of every tier's matched suffix into a weighted trie rooted at node 0.
@@ -101,7 +140,9 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff_knobs, power, alpha0, hal
     request's own automaton, the input after the span the output's new tokens replaced (pointer.resume_after_swap) is
     drafted, weighing SWAP_W. keys[1:1 + 2 * nk] name (slot, key state) of the other automata whose match broke off at a
     key a few tokens ago: what followed the value's end there weighs tmpl_w, split over the occurrences read
-    (template.py). sp: spacing.py. Returns (nodes, alpha).
+    (template.py). Where the request's own text matches only its last L <= SPACED_L tokens (values seen), the
+    token before them spelled with a leading space and them are a context one token longer (_spaced_source):
+    tier 0's longest, its exact match the next shorter. sp: spacing.py. Returns (nodes, alpha).
     """
     backoff, bratio, bdepth, pred_w = backoff_knobs
     t_tok[0] = -1
@@ -123,6 +164,14 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff_knobs, power, alpha0, hal
         v = tv[i]
         L = tl[i]
         levels = 0
+        if i == 0 and ends and copy_w > 0.0 and b[H_VE] != 0 and 0 < L <= SPACED_L:
+            k = _spaced_source(b, L, occbuf[ns * occ:(ns + 1) * occ], occ, spare, sp, src, ns)
+            if k > 0:
+                ns += 1
+                levels = 1
+                Lmax = L + 1
+                if k == occ:
+                    L = 0
         while L > 0 and levels <= backoff:
             if levels > 0 and L < bratio * Lmax:
                 break  # a context this much shorter weighs (L / Lmax)^power: next to nothing, for a costly read

@@ -3,12 +3,13 @@ import numpy as np
 import pytest
 
 from lookahead import Drafter
+from lookahead.bench.replay import accepted_length
 from lookahead.index import new_automaton
 from lookahead.index.address import K_EXT, address_table
 from lookahead.index.batch import scratch
 from lookahead.index.spacing import NO_SPACING, spaced, spaced_ids, unspaced
 from fake_tokenizer import SpacedVocab
-from greedy import greedy_tau
+from greedy import greedy_tau, replay
 
 
 class _Vocab:
@@ -113,3 +114,27 @@ def test_the_pointer_goes_back_to_the_input_for_a_lists_next_item():
     assert _list_item_state(NO_SPACING) == (22, 5)
     # so it does, spacing or not, before any value end was seen (not a template: code is compared exactly)
     assert _list_item_state(sp, value_end=False) == (22, 5)
+
+
+@pytest.mark.parametrize("tree", [False, True])
+def test_a_value_is_found_in_its_record_from_its_first_two_tokens(tree):
+    # hash-like values over a 40-token alphabet: a token occurs all over the records, but a value's first token
+    # spelled with the record's leading space (+ 5000) and the token after it occur once. The output writes
+    # the objects in another order than the records (the analogy's next record is the wrong one), each value
+    # without the space; after its first two tokens the draft is the rest of the value (main: of another one)
+    rng = np.random.default_rng(0)
+    A, COLON, NL, OPEN, QA, QEND, CLOSE, KEY = range(1, 9)
+    values = [rng.integers(100, 140, 24).tolist() for _ in range(10)]
+    prompt = [11, NL]
+    for v in values:
+        prompt += [KEY, A, COLON, v[0] + 5000] + v[1:] + [NL]
+    order = [0, 1, 2, 7, 3, 9, 5]
+    tok = SpacedVocab(10001, {t: t + 5000 for t in range(100, 140)})
+    d = Drafter(max_draft=16, tree=tree, learn=False, tokenizer=tok)
+    h = d.begin(prompt)
+    for i in order[:-1]:
+        replay(d, h, [OPEN, QA] + values[i] + [QEND, CLOSE])
+    v = values[order[-1]]
+    d.append(h, [OPEN, QA] + v[:2])
+    dr = d.propose(h)
+    assert accepted_length(dr.tokens, dr.parents, v[2:]) >= 8, dr.tokens
