@@ -20,7 +20,7 @@ MAGIC = 0x4C4B4844  # "LKHD"
 SEP = -1  # separates documents inside one text; never a real token, so matches never cross it
 
 # header fields
-H_SIZE = 128
+H_SIZE = 160
 H_MAGIC = 0
 H_CAP_ST = 1
 H_N_ST = 2
@@ -65,9 +65,9 @@ H_SUB = H_NSUB + 1
 N_SUB = 2
 SUB_W = 3
 # value ends (value_end.py): N_VE pairs of (1 + an input token where copied values end (0 = none), the token
-# the output writes there instead, a vote count); pairs fill from the first, none is ever emptied
+# the output writes there instead, a vote count); pairs fill from the first, none is ever emptied (eight: value_end.py)
 H_VE = H_SUB + SUB_W * N_SUB
-N_VE = 6
+N_VE = 8
 VE_W = 3
 # the break (pointer.py): 1 + the input position where the last long copy of the input broke off (0 = none),
 # and how many tokens the current run has copied

@@ -25,8 +25,8 @@ from .propose import add_document
 
 FILE_MAGIC = b"LKHDIDX\0"
 # 2: automaton headers of 80 ints (cursor keys, template.py); 3: 96 (value-end pairs); 4: states of 9 ints (the
-# first transition inline); 5: headers of 128 ints (predicted values, analogy.py)
-FORMAT_VERSION = 5
+# first transition inline); 5: headers of 128 ints (predicted values, analogy.py); 6: 160 (eight value-end pairs)
+FORMAT_VERSION = 6
 _HEADER = struct.Struct("<8sIIqqqqI32s64s")
 HEADER_BYTES = 256
 

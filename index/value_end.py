@@ -48,6 +48,19 @@ fill the same template (a session of them) then fork at values sooner, and keep 
 would have replaced them (multi_turn / templated tau, tree: 8.094 / 6.304 -> 8.192 / 6.332). A pair voted
 fewer than CARRY_VOTES times is not carried: code edits leave and rejoin the input for other reasons, and
 carrying their pairs cost code_edit 0.5% (from 5 votes up: nothing).
+
+But a package record's one number ("Installed-Size: 72") ends at the same newline as its strings: the pair
+"\n" -> "," got 1-3 votes per request (one number per object) and was never carried, so each request's first
+numbers, with only "\n" -> '",' known, forked to the first '",' after the template's number, the end of the
+next key's value ('72",\n    "maintainer_email"' for '72,\n    "maintainer_name"'). So a pair with
+POINTER_VOTES votes whose input token is a carried pair's (another way the same line end ends values) is
+carried too, with POINTER_VOTES votes: only a request that votes it CARRY_VOTES - POINTER_VOTES times more makes
+it well voted. Carried with all its votes, a templated request's "\n" -> '"' (an object's last value) grew to
+~90 votes and held an entry that the lists' pair (',' -> '",') then lacked (templated chain +357 steps); with
+the six entries of before, even at POINTER_VOTES the lists' pair lost its entry (+332), so there are eight
+(N_VE). multi_turn / templated steps at budget 16, tree / chain: 4,927 / 5,041 -> 4,905 / 5,017, 20,375 /
+20,534 -> 20,332 / 20,486 (eight entries alone: 4,927 / 5,054, 20,295 / 20,591); code_edit, completion and
+the model workloads the same.
 """
 import numpy as np
 from numba import njit
@@ -216,10 +229,15 @@ def template_ahead(b, c, votes):
 
 
 def carried_ends(b, min_votes=CARRY_VOTES):
-    """The value-end pairs of automaton b voted at least min_votes times, in the header's layout (int32
-    [N_VE * VE_W], first entries first, zeros after them), or None when there is none."""
+    """The value-end pairs of automaton b voted at least min_votes times, and those voted POINTER_VOTES times
+    whose input token is one of theirs (with POINTER_VOTES votes: the module docstring), in the header's layout
+    (int32 [N_VE * VE_W], first entries first, zeros after them), or None when there is none."""
     pairs = np.array(b[H_VE:H_VE + N_VE * VE_W], np.int32).reshape(N_VE, VE_W)
-    keep = pairs[(pairs[:, 0] > 0) & (pairs[:, 2] >= min_votes)]
+    used = pairs[:, 0] > 0
+    well = used & (pairs[:, 2] >= min_votes)
+    also = used & ~well & (pairs[:, 2] >= POINTER_VOTES) & np.isin(pairs[:, 0], pairs[well, 0])
+    keep = pairs[well | also]
+    keep[also[well | also], 2] = POINTER_VOTES
     if len(keep) == 0:
         return None
     out = np.zeros((N_VE, VE_W), np.int32)

@@ -7,8 +7,8 @@ from lookahead import Drafter, DrafterConfig
 from lookahead.index._layout import H_PE, H_VE, N_SUB, N_VE, VE_W
 from lookahead.index.automaton import extend_many, new_automaton
 from lookahead.index.substitute import CONFIRM, seed_substitutions
-from lookahead.index.value_end import (AHEAD, CARRY_VOTES, WINDOW, carried_ends, learn_end, seed_ends, template_ahead,
-                                       value_end)
+from lookahead.index.value_end import (AHEAD, CARRY_VOTES, POINTER_VOTES, WINDOW, carried_ends, learn_end, seed_ends,
+                                       template_ahead, value_end)
 from greedy import greedy_tau, replay, session_steps
 from reference_index import ref_learn_end, ref_template_ahead, ref_value_end
 
@@ -332,3 +332,50 @@ def test_a_value_that_starts_as_the_examples_ends_with_the_examples_template():
     # the record's own continuation (NL, the next record key) while no value end is known
     path, v, key, record = _first_object_draft(False, into=2, shared=True, at_once=True)
     assert path[:6] == v[2:] + record, (path, v)
+
+
+def test_a_pair_that_ends_values_at_a_carried_pairs_line_end_is_carried_too():
+    # (5, 13) ends values at 5 as the well-voted (5, 11) does (a number's ',' beside the strings' '",'): carried,
+    # with POINTER_VOTES votes; (6, 14) ends them at another token, (5, 15) has one vote: neither is
+    b = _buffer([1, 2, 3], 3, [(5, 11, CARRY_VOTES + 4), (6, 14, CARRY_VOTES - 1), (5, 13, POINTER_VOTES + 1),
+                               (5, 15, 1)])
+    c = _buffer([4], 1, [])
+    seed_ends(c, carried_ends(b))
+    assert _votes(c) == [(5, 11, CARRY_VOTES + 4), (5, 13, POINTER_VOTES)]
+    assert carried_ends(_buffer([1], 1, [(5, 13, CARRY_VOTES - 1)])) is None  # no well-voted pair at 5
+
+
+def _number_in_first_object(first_records):
+    """(best path, value, next key, the pairs the request began with) two tokens into the B value (a number:
+    it ends with COMMA where strings end with QEND) of a request's first object, whose template is an example
+    object in the prompt; a first request (memory off) filled `first_records` objects of _mixed_records."""
+    rng = np.random.default_rng(6)
+    d = Drafter(max_draft=16, learn=True, config=DrafterConfig(memory_tokens=0))
+    prompt, out, _ = _mixed_records(rng, first_records)
+    _, h = greedy_tau(d, prompt, out)
+    d.end(h)
+    A, B, C, COLON, NL, OPEN, CLOSE, QEND, SP, COMMA = 1, 2, 3, 4, 5, 6, 7, 11, 12, 13
+    keys = [[30 + 4 * k + j for j in range(4)] for k in range(3)]
+
+    def record(vals):
+        return [t for key, v in zip((A, B, C), vals) for t in [key, COLON, SP] + v + [NL]]
+
+    def obj(vals):
+        return [OPEN] + [t for key, v, e in zip(keys, vals, (QEND, COMMA, QEND)) for t in key + v + [e]] + [CLOSE]
+
+    vals = [rng.integers(100, 5000, 6).tolist() for _ in range(6)]  # the example's, then the request's
+    prompt = [20, NL] + record(vals[:3]) + obj(vals[:3]) + [NL] + list(range(6000, 6100)) + [NL] + record(vals[3:])
+    out = obj(vals[3:])
+    h = d.begin(prompt)
+    began = _votes(d.arena[d._slot(h)])
+    replay(d, h, out[:out.index(keys[1][-1]) + 3])
+    return d.propose(h).best_path().tolist(), vals[4], keys[2], began
+
+
+def test_a_requests_first_number_ends_as_numbers_ended_in_the_last_request():
+    # the last request voted (NL, QEND) well and (NL, COMMA) a few times (one number per object): both start
+    # this one, so its first number's draft goes back to the example's template at COMMA; with (NL, QEND) alone
+    # it went back at the example's first QEND after the number, skipping key C
+    path, v, key, began = _number_in_first_object(5)
+    assert [p[:2] for p in began] == [(5, 11), (5, 13)] and began[1][2] < CARRY_VOTES, began
+    assert path[:9] == v[2:] + [13] + key, (path, v)
