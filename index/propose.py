@@ -13,7 +13,7 @@ rescans anything:
              out of recorded text, cursors advance virtually along it and another round continues it.
     A response's first draft opens the way earlier responses did, then copies the input from that opening
     (opening.py). A value's first token is also matched as the input's "Key: value" lines spell it, with a
-    leading space (_spaced_source).
+    leading space (_spaced_state).
 """
 from numba import njit
 
@@ -81,13 +81,22 @@ def _predict(b, e, m, r, w, depth, ends, t_tok, t_par, t_child, t_sib, t_w, nn):
 
 
 @njit(cache=True, inline="always")
-def _spaced_source(b, L, occbuf, occ, spare, sp, src, ns):
+def _add_source(src, ns, tier, v, L, k):
+    """Records source ns: state v of a tier's automaton, matched length L, k occurrences read."""
+    src[4 * ns] = tier
+    src[4 * ns + 1] = v
+    src[4 * ns + 2] = L
+    src[4 * ns + 3] = k
+
+
+@njit(cache=True, inline="always")
+def _spaced_state(b, L, sp):
     """The request's own text (b) matched its last L tokens; the token before them, spelled with a leading
     space, and them: a value's first token as a "Key: value" line of the input spells it. The output writes
     '"', 'a', '80', 'd' of "SHA256: a80d..." (' a', '80', 'd' there): after 'a', '80' the own text matched '80'
     alone, all over the hashes, so the draft was another record's hash (or an example's) until a third token
-    of the value was written; ' a', '80' occurs once, in the record. Its occurrences go to occbuf and source ns
-    (tier 0, length L + 1; up to `occ` of the newest); returns their number (0: none).
+    of the value was written; ' a', '80' occurs once, in the record. Returns the state of that context (length
+    L + 1), or -1 where it does not occur.
 
     Only once values copied into a template were seen (a value end learned: value_end.py), as the copy
     pointer's spacing is. Tau at budget 16, tree / chain: templated 7.038 / 6.952 -> 7.104 / 7.049 (20,564 /
@@ -96,23 +105,15 @@ def _spaced_source(b, L, occbuf, occ, spare, sp, src, ns):
     steps (templated 865 / 903 -> 864 / 901)."""
     n = b[H_N_TX]
     if n - L - 1 < 0:
-        return 0
+        return -1
     ot = b[H_OFF_TX]
     s = spaced(sp, b[ot + n - L - 1])
     if s < 0:
-        return 0
+        return -1
     v, m = match_step(b, 0, 0, s)
     for q in range(n - L, n):
         v, m = match_step(b, v, m, b[ot + q])
-    if m != L + 1:
-        return 0
-    k = recent_occurrences(b, v, occbuf, occ, spare)
-    if k > 0:
-        src[4 * ns] = 0
-        src[4 * ns + 1] = v
-        src[4 * ns + 2] = L + 1
-        src[4 * ns + 3] = k
-    return k
+    return v if m == L + 1 else -1
 
 
 @njit(cache=True, inline="always")
@@ -141,7 +142,7 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff_knobs, power, alpha0, hal
     drafted, weighing SWAP_W. keys[1:1 + 2 * nk] name (slot, key state) of the other automata whose match broke off at a
     key a few tokens ago: what followed the value's end there weighs tmpl_w, split over the occurrences read
     (template.py). Where the request's own text matches only its last L <= SPACED_L tokens (values seen), the
-    token before them spelled with a leading space and them are a context one token longer (_spaced_source):
+    token before them spelled with a leading space and them are a context one token longer (_spaced_state):
     tier 0's longest, its exact match the next shorter. sp: spacing.py. Returns (nodes, alpha).
     """
     backoff, bratio, bdepth, pred_w = backoff_knobs
@@ -165,8 +166,10 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff_knobs, power, alpha0, hal
         L = tl[i]
         levels = 0
         if i == 0 and ends and copy_w > 0.0 and b[H_VE] != 0 and 0 < L <= SPACED_L:
-            k = _spaced_source(b, L, occbuf[ns * occ:(ns + 1) * occ], occ, spare, sp, src, ns)
+            sv = _spaced_state(b, L, sp)
+            k = recent_occurrences(b, sv, occbuf[ns * occ:(ns + 1) * occ], occ, spare) if sv >= 0 else 0
             if k > 0:
+                _add_source(src, ns, 0, sv, L + 1, k)
                 ns += 1
                 levels = 1
                 Lmax = L + 1
@@ -177,10 +180,7 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff_knobs, power, alpha0, hal
                 break  # a context this much shorter weighs (L / Lmax)^power: next to nothing, for a costly read
             k = recent_occurrences(b, v, occbuf[ns * occ:(ns + 1) * occ], occ, spare)
             if k > 0:
-                src[4 * ns] = i
-                src[4 * ns + 1] = v
-                src[4 * ns + 2] = L
-                src[4 * ns + 3] = k
+                _add_source(src, ns, i, v, L, k)
                 ns += 1
                 levels += 1
                 Lmax = max(Lmax, L)

@@ -274,6 +274,25 @@ def test_carried_value_ends_save_steps_in_a_session_of_templated_requests(tokeni
     assert carried < 0.99 * forgotten, (carried, forgotten)
 
 
+def _example_then_records(vals, ends):
+    """(prompt, output, keys): a prompt holding an example (a record of vals[:3], then its object) before the
+    request's own record (vals[3:]), and the request's object; an object's three values end with `ends`, its
+    keys are 4 tokens each."""
+    A, B, C, COLON, NL, OPEN, CLOSE, SP = 1, 2, 3, 4, 5, 6, 7, 12
+    keys = [[30 + 4 * k + j for j in range(4)] for k in range(3)]
+
+    def record(vals):
+        return [t for key, v in zip((A, B, C), vals) for t in [key, COLON, SP] + v + [NL]]
+
+    def obj(vals):
+        return [OPEN] + [t for key, v, e in zip(keys, vals, ends) for t in key + v + [e]] + [CLOSE]
+
+    # text between the example and the records keeps the records out of reach of the template's run (as the
+    # rest of a real prompt does: pointer.WINDOW)
+    prompt = [20, NL] + record(vals[:3]) + obj(vals[:3]) + [NL] + list(range(6000, 6100)) + [NL] + record(vals[3:])
+    return prompt, obj(vals[3:]), keys
+
+
 def _first_object_draft(seeded, into=4, shared=False, at_once=False):
     """(best path, value, next key, record's continuation) `into` tokens into the second value of a request's
     first object, when its prompt holds an example (a record, then its object: the template) before the
@@ -286,29 +305,17 @@ def _first_object_draft(seeded, into=4, shared=False, at_once=False):
     if seeded:
         _, h = greedy_tau(d, *_records(rng, 12))
         d.end(h)
-    A, B, C, COLON, NL, OPEN, CLOSE, QEND, SP = 1, 2, 3, 4, 5, 6, 7, 11, 12
-    keys = [[30 + 4 * k + j for j in range(4)] for k in range(3)]  # the object's keys, 4 tokens each
-
-    def record(vals):
-        return [t for key, v in zip((A, B, C), vals) for t in [key, COLON, SP] + v + [NL]]
-
-    def obj(vals):
-        return [OPEN] + [t for key, v in zip(keys, vals) for t in key + v + [QEND]] + [CLOSE]
-
     vals = [rng.integers(100, 5000, 6).tolist() for _ in range(6)]  # the example's, then the request's
     if shared:
         vals[1][0] = vals[4][0]
-    # text between the example and the records keeps the records out of reach of the template's run (as the
-    # rest of a real prompt does: pointer.WINDOW)
-    prompt = [20, NL] + record(vals[:3]) + obj(vals[:3]) + [NL] + list(range(6000, 6100)) + [NL] + record(vals[3:])
-    out = obj(vals[3:])
+    prompt, out, keys = _example_then_records(vals, (11, 11, 11))
     h = d.begin(prompt)
     so_far = out[:out.index(keys[1][-1]) + 1 + into]
     if at_once:
         d.append(h, so_far)
     else:
         replay(d, h, so_far)
-    return d.propose(h).best_path().tolist(), vals[4], keys[2], [NL, C]
+    return d.propose(h).best_path().tolist(), vals[4], keys[2], [5, 3]  # the record's NL, then its key C
 
 
 def test_a_first_objects_value_ends_with_the_template_of_an_example_in_the_prompt():
@@ -354,18 +361,8 @@ def _number_in_first_object(first_records):
     prompt, out, _ = _mixed_records(rng, first_records)
     _, h = greedy_tau(d, prompt, out)
     d.end(h)
-    A, B, C, COLON, NL, OPEN, CLOSE, QEND, SP, COMMA = 1, 2, 3, 4, 5, 6, 7, 11, 12, 13
-    keys = [[30 + 4 * k + j for j in range(4)] for k in range(3)]
-
-    def record(vals):
-        return [t for key, v in zip((A, B, C), vals) for t in [key, COLON, SP] + v + [NL]]
-
-    def obj(vals):
-        return [OPEN] + [t for key, v, e in zip(keys, vals, (QEND, COMMA, QEND)) for t in key + v + [e]] + [CLOSE]
-
     vals = [rng.integers(100, 5000, 6).tolist() for _ in range(6)]  # the example's, then the request's
-    prompt = [20, NL] + record(vals[:3]) + obj(vals[:3]) + [NL] + list(range(6000, 6100)) + [NL] + record(vals[3:])
-    out = obj(vals[3:])
+    prompt, out, keys = _example_then_records(vals, (11, 13, 11))  # QEND, COMMA, QEND
     h = d.begin(prompt)
     began = _votes(d.arena[d._slot(h)])
     replay(d, h, out[:out.index(keys[1][-1]) + 3])
