@@ -52,14 +52,6 @@ item where the pointer drafts no list; it drafted the item and then the value's 
 if the item were the whole value: where the pointer drafts no list, it drafts the list too, the text's
 agreement with it (up to ITEM tokens) taken for the run (propose.py; multi_turn 8.891 / 8.661 -> 8.909 /
 8.695, templated 6.943 / 6.860 -> 6.952 / 6.885; code_edit, completion and the model workloads unchanged).
-
-An occurrence tried its list only where the value's fork found no end; at an item's last token the value end is
-right there, and the fork went on with the template's next key ('", "version"') where the record's next item
-follows: the list is tried first. And where the copy pointer found the input only at an item's last tokens (a
-run of 0 after a jump), it drafted no list; where its place is one of the longest match's occurrences, that
-match's length is its run (propose.py). Steps at budget 16, tree / chain: multi_turn 4,905 / 5,017 -> 4,897 /
-4,995 -> 4,891 / 4,991, templated 20,332 / 20,486 -> 20,240 / 20,391 -> 20,193 / 20,340; code_edit, completion
-and the model workloads the same.
 """
 from numba import njit
 

@@ -203,16 +203,3 @@ def test_an_item_at_the_analogys_place_is_drafted_as_a_list_item(tokenizer, sess
     # fork back to the template: 6, 7 and 2 tokens agreed. It drafts the list now (propose.py)
     agree, path, want = _session_draft(tokenizer, session, index, pos)
     assert agree >= 12, (agree, path, want)
-
-
-
-@pytest.mark.parametrize("pos", [467, 523])
-def test_an_items_list_is_drafted_where_its_value_end_forks_too(tokenizer, pos):
-    # '"libcairo1.10-|cil", "libgdk3.0-cil", "lib' and '"libgtk-3-0", "|libmono-corlib4.5-cil", "libp' (the
-    # record: "libcairo1.10-cil (>= 2.99.3), libgdk3.0-cil (>= 2.99.3), ..."): the longest match's occurrence in
-    # the record is an item's; its value end forks back to the template, and that fork was drafted instead of
-    # the list (only an occurrence without a fork tried one), and the copy pointer, found at the item's last
-    # tokens after a jump, had too short a run for a list. Before: another record's constraint ('cil (= 2.99')
-    # and the earlier object's list ('libatk3.0-cil", "libcairo1.'), 2 and 1 tokens agreed
-    agree, path, want = _session_draft(tokenizer, "s12-apt-gtk-sharp3", 4, pos)
-    assert agree >= 14, (agree, path, want)
