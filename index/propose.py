@@ -229,6 +229,14 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff_knobs, power, alpha0, hal
             cw = copy_w * _pow(backmatch(b, ce, cap, psp) / cap, power)
             if item_lists:  # a list's item: the next items after it
                 k = list_draft(b, ce, b[H_RUN], psp, POINTER_VOTES, spare, depth)
+                # the pointer found the input only at the item's last tokens (a run of 0 at "libatk1.0-0" after
+                # a jump): where its place is one of tier 0's longest match's, that match is the run (multi_turn /
+                # templated steps, tree / chain: 4,897 / 4,995 -> 4,891 / 4,991, 20,240 / 20,391 -> 20,193 / 20,340)
+                if k == 0 and ns > 0 and src[0] == 0 and src[2] - 1 > b[H_RUN]:
+                    for j in range(src[3]):
+                        if occbuf[j] == ce:
+                            k = list_draft(b, ce, src[2] - 1, psp, POINTER_VOTES, spare, depth)
+                            break
                 if k > 0:
                     nn = insert_seq(spare, k, cw, t_tok, t_par, t_child, t_sib, t_w, nn)
                     lce = ce
@@ -283,7 +291,15 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff_knobs, power, alpha0, hal
                 ce = -1  # a shorter context's occurrences repeat the longer one's: count it once
             else:
                 m, r = -1, -1
-                if tier == 0 and x < b[H_PE]:
+                # the list drafted from this occurrence, its match's length taken for the run; tried before the
+                # value's fork, which at an item's last token forks to the template's next key ('", "version"')
+                # where the record's next item follows (multi_turn / templated steps, tree / chain: 4,905 / 5,017
+                # -> 4,897 / 4,995, 20,332 / 20,486 -> 20,240 / 20,391; the rest the same)
+                k = 0
+                if lv and q == 0 and x < b[H_PE]:
+                    k = list_draft(b, x, src[2] - 1, psp, POINTER_VOTES, spare, depth)
+                # the first occurrence's fork is still found where its list is drafted: analogy.follow reads it
+                if tier == 0 and x < b[H_PE] and (k == 0 or j == 0):
                     if pr0 >= 0:
                         m, r = value_end(b, x, pr0, depth, POINTER_VOTES)
                     if m < 0 and ex0 >= 0 and q == 0 and x != ex0:  # the pointer copies the example's template
@@ -291,16 +307,13 @@ def _build_trie(B, tb, tv, tl, nt, depth, occ, backoff_knobs, power, alpha0, hal
                             exq = 1 if template_ahead(b, ex0, POINTER_VOTES) else -1
                         if exq > 0:
                             m, r = value_end(b, x, ex0, depth, POINTER_VOTES)
-                k = 0  # the list drafted from this occurrence, its match's length taken for the run
-                if m < 0 and lv and q == 0 and x < b[H_PE]:
-                    k = list_draft(b, x, src[2] - 1, psp, POINTER_VOTES, spare, depth)
-                if m >= 0:
-                    nn = insert_spliced(b, x, m, r, w, depth, t_tok, t_par, t_child, t_sib, t_w, nn)
-                    if q == 0 and j == 0:
-                        spl = r
-                        spl_m = m
-                elif k > 0:
+                if m >= 0 and q == 0 and j == 0:
+                    spl = r
+                    spl_m = m
+                if k > 0:
                     nn = insert_seq(spare, k, w, t_tok, t_par, t_child, t_sib, t_w, nn)
+                elif m >= 0:
+                    nn = insert_spliced(b, x, m, r, w, depth, t_tok, t_par, t_child, t_sib, t_w, nn)
                 else:
                     nn = insert(b, x, w, dq, t_tok, t_par, t_child, t_sib, t_w, nn)
                     if an_w > 0.0 and tier == 0 and q == 0 and lk == 0:  # an earlier object, or its template

@@ -47,7 +47,10 @@ A finished request's well-voted pairs (carried_ends) start the next request's (s
 fill the same template (a session of them) then fork at values sooner, and keep the pairs where a stray break
 would have replaced them (multi_turn / templated tau, tree: 8.094 / 6.304 -> 8.192 / 6.332). A pair voted
 fewer than CARRY_VOTES times is not carried: code edits leave and rejoin the input for other reasons, and
-carrying their pairs cost code_edit 0.5% (from 5 votes up: nothing).
+carrying their pairs cost code_edit 0.5% (from 5 votes up: nothing). Since lists are drafted where an item's
+value end forks too (lists.py), a list accepted past an item's end votes for its pair only where the pair is
+known (confirm_end), and CARRY_VOTES is 4 (it was 6): at 6 a session's depends and number pairs fell one or two
+votes short and were not carried.
 
 But a package record's one number ("Installed-Size: 72") ends at the same newline as its strings: the pair
 "\n" -> "," got 1-3 votes per request (one number per object) and was never carried, so each request's first
@@ -68,7 +71,7 @@ from numba import njit
 from ._layout import H_N_TX, H_OFF_TX, H_PE, H_VE, N_VE, SEP, VE_W
 from .substitute import mapped
 
-CARRY_VOTES = 6  # votes a pair needs to be carried into the next request (5-6: the same tau; 8: a third less)
+CARRY_VOTES = 4  # votes a pair needs to be carried into the next request (lists.py: 6 -> 4)
 AHEAD = 32  # tokens an example object's value may run before its template goes on (template_ahead)
 WINDOW = 128  # tokens searched after where the template was left for where its value ended
 POINTER_VOTES = 2  # votes a pair needs before the copy pointer's run forks (code edits leave the input and come
@@ -106,6 +109,21 @@ def learn_end(b, p, x):
         b[o] = t + 1
         b[o + 1] = x
         b[o + 2] = 1
+
+
+@njit(cache=True, inline="always")
+def confirm_end(b, p, x):
+    """learn_end for a pair the copy pointer already forks at (POINTER_VOTES votes) only: where the text skipped
+    the rest of an input item to its next one, weaker evidence of a value's end than a return to the template
+    (founding pairs there cost code_edit 1% of its steps, and an alternative's ' (' -> ' |' broke lists)."""
+    if p < 0 or p >= b[H_PE] or p >= b[H_N_TX]:
+        return
+    t = b[b[H_OFF_TX] + p] + 1
+    for k in range(N_VE):
+        o = H_VE + VE_W * k
+        if b[o] == t and b[o + 1] == x and b[o + 2] >= POINTER_VOTES:
+            b[o + 2] += 1
+            return
 
 
 @njit(cache=True, inline="always")

@@ -6,7 +6,7 @@ from hypothesis import given, settings, strategies as st
 
 from lookahead import Drafter
 from lookahead.bench.workloads import load_workload
-from lookahead.index._layout import SEP
+from lookahead.index._layout import SEP, VE_W
 from lookahead.index.lists import list_draft, separated
 from greedy import greedy_tau, replay
 from reference_index import ref_list_draft
@@ -203,3 +203,19 @@ def test_an_item_at_the_analogys_place_is_drafted_as_a_list_item(tokenizer, sess
     # fork back to the template: 6, 7 and 2 tokens agreed. It drafts the list now (propose.py)
     agree, path, want = _session_draft(tokenizer, session, index, pos)
     assert agree >= 12, (agree, path, want)
+
+
+def test_a_list_accepted_past_its_items_end_still_votes_for_the_items_end(tokenizer):
+    # the session's first request writes its records' depends lists ("libglib2.0-0 (>= 2.74.5), libglib3.0-cil"
+    # as '"libglib2.0-0", "libglib3.0-cil"'): where a drafted list was accepted past an item's end, the copy
+    # skipped ahead to the next item, and only a return to the template voted for the pair ' (' -> '",': 5 votes
+    # at the request's end with the list drafts of propose.py (6 before them, 7 now), too few to carry it then,
+    # and the next requests' lists forked back to the template (the session's requests 1-4: tau 7.90, 9.47,
+    # 8.97, 9.21 with the list drafts, 8.57, 9.60, 9.87, 9.50 before them)
+    recs = [r for r in load_workload("multi_turn", tokenizer) if r["session"].endswith("s12-apt-gtk-sharp3")]
+    d = Drafter(max_draft=16, tokenizer=tokenizer)
+    d.end(greedy_tau(d, recs[0]["prompt_ids"], recs[0]["output_ids"])[1])
+    t, x = (tokenizer.encode(s, add_special_tokens=False)[-1] for s in (" (", '",'))
+    carried = [] if d._ends is None else d._ends.reshape(-1, VE_W).tolist()
+    votes = [v for a, b, v in carried if (a, b) == (t + 1, x)]
+    assert votes and votes[0] >= 6, carried
