@@ -60,7 +60,7 @@ run of 0 after a jump), it drafted no list; where its place is one of the longes
 match's length is its run (propose.py). But a pair was voted only where the copy went back to the template
 (pointer.py): a list accepted past an item's end skips ahead to the next item, so better lists took votes from
 their own pair (' (' -> '",' ended a session's first request with 5 votes, not 6, and was not carried): a skip
-ahead votes for a pair already known (value_end.confirm_end), and CARRY_VOTES is 4. Steps at budget 16, tree /
+ahead votes for a pair already known (value_end.learn_end, `known`), and CARRY_VOTES is 4. Steps at budget 16, tree /
 chain: multi_turn 4,905 / 5,017 -> 4,889 / 4,982, templated 20,332 / 20,486 -> 20,136 / 20,224, code_edit 5,679
 / 5,983 -> 5,687 / 5,994, model:multi_turn 1,031 / 1,116 -> 1,028 / 1,113, model:completion chain 1,278 ->
 1,275; completion and the other model workloads the same.

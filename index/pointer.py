@@ -43,7 +43,7 @@ from ._layout import H_BRK, H_CP, H_N_TX, H_OFF_TX, H_PE, H_RUN, H_VE, SEP
 from .automaton import occurrences, self_cursor
 from .spacing import same, spaced
 from .substitute import SPAN, forget, learn, mapped
-from .value_end import confirm_end, learn_end
+from .value_end import learn_end
 
 WINDOW = 64  # tokens searched ahead of a run's place for where it resumes
 NEED = 2     # agreement (capped at the longest match) that resumes a run
@@ -155,21 +155,15 @@ def agree(b, a, added):
 
 
 @njit(cache=True, inline="always")
-def _value_ended(b, nxt, added, confirm):
+def _value_ended(b, nxt, added, j, known):
     """The copy leaves the current run (place nxt - 1), back to the previous one or ahead in the input: when
     the previous run is the output's own text (a value copied from the input ended, the template resumes),
-    the token where the input and the `added` new tokens first differ is learned as a value end (with
-    `confirm`, only a pair already known: value_end.confirm_end)."""
+    the token where the input and the `added` new tokens first differ (after j = agree(b, nxt - 1, added) of
+    them) is learned as a value end (with `known`, only a pair already known: value_end.learn_end)."""
     pe = b[H_PE]
-    if nxt <= 0 or nxt - 1 >= pe or b[H_CP + 1] - 1 < pe:
+    if j >= added or nxt <= 0 or nxt - 1 >= pe or b[H_CP + 1] - 1 < pe:
         return
-    j = agree(b, nxt - 1, added)
-    if j < added:
-        x = b[b[H_OFF_TX] + b[H_N_TX] - added + j]
-        if confirm:
-            confirm_end(b, nxt + j, x)
-        else:
-            learn_end(b, nxt + j, x)
+    learn_end(b, nxt + j, b[b[H_OFF_TX] + b[H_N_TX] - added + j], known)
 
 
 @njit(cache=True, inline="always")
@@ -230,15 +224,16 @@ def _break_off(b, nxt, added):
 def _move(b, k, e, nxt, added):
     """Run k (0: the current one, at place nxt - 1; 1: the one before it) resumes after end position e as the
     current run; going back to the one before it, the current one becomes that."""
+    j = agree(b, nxt - 1, added)
     if k == 1:
-        _value_ended(b, nxt, added, False)
+        _value_ended(b, nxt, added, j, False)
         b[H_CP + 1] = nxt
-    elif e > nxt + agree(b, nxt - 1, added):
+    elif e > nxt + j:
         # the copy skipped the rest of the input's item to its next one: a list written with its own
         # separators, accepted past the item's end ('", "libglib3.0-c' for ' (>= 2.74.5), libglib3.0-c'), ended
         # a value there too. Only a return to the template voted for it before: a list drafted well then
         # starved its own pair of votes, which then was not carried to the next request
-        _value_ended(b, nxt, added, True)
+        _value_ended(b, nxt, added, j, True)
     b[H_RUN] = 0
     b[H_CP] = e + 1
 

@@ -43,14 +43,20 @@ so the tags lists' pair (',' -> '",') kept losing its entry (in 24 of 116 reques
 list was drafted ", b" for '", "b' (templated tau, tree / chain: 6.977 / 6.944 -> 7.036 / 6.948; multi_turn
 chain 8.699 -> 8.695; code_edit, completion and the model workloads unchanged).
 
-A finished request's well-voted pairs (carried_ends) start the next request's (seed_ends): requests that
-fill the same template (a session of them) then fork at values sooner, and keep the pairs where a stray break
-would have replaced them (multi_turn / templated tau, tree: 8.094 / 6.304 -> 8.192 / 6.332). A pair voted
-fewer than CARRY_VOTES times is not carried: code edits leave and rejoin the input for other reasons, and
-carrying their pairs cost code_edit 0.5% (from 5 votes up: nothing). Since lists are drafted where an item's
-value end forks too (lists.py), a list accepted past an item's end votes for its pair only where the pair is
-known (confirm_end), and CARRY_VOTES is 4 (it was 6): at 6 a session's depends and number pairs fell one or two
-votes short and were not carried.
+A finished request's well-voted pairs (carried_ends) start the next request's (seed_ends): requests that fill the
+same template (a session of them) then fork at values sooner, and keep the pairs where a stray break would have
+replaced them (multi_turn / templated tau, tree: 8.094 / 6.304 -> 8.192 / 6.332). A pair voted fewer than
+CARRY_VOTES times is not carried: code edits leave and rejoin the input for other reasons, and carrying their pairs
+cost code_edit 0.5% (from 5 votes up: nothing). Since lists are drafted where an item's value end forks too
+(lists.py), a list accepted past an item's end votes for its pair only where the pair is known (learn_end's
+`known`), and CARRY_VOTES is 4 (it was 6): at 6 a session's depends and number pairs fell one or two votes short and
+were not carried. A request that learned no value end (no pair is new, none gained a vote) passes none on: the pairs
+it began with were an earlier request's, and passed on unvoted they lived on through every later request, whatever
+those were (a code edit's one-off ' s' -> ' _', 4 votes, forked copies in all 20 code_edit requests after the one
+that learned it). Steps at budget 16, tree / chain: code_edit 5,687 / 5,994 -> 5,679 / 5,983 (what CARRY_VOTES 4 had
+cost it), completion 4,968 / 5,884 -> 4,966 / 5,886, model:multi_turn 1,028 / 1,113 -> 1,031 / 1,116 (a model's
+stray 'Status' -> '\n' had lived on across its sessions), model:completion chain 1,275 -> 1,277; multi_turn,
+templated, model:code_edit and model:templated the same.
 
 But a package record's one number ("Installed-Size: 72") ends at the same newline as its strings: the pair
 "\n" -> "," got 1-3 votes per request (one number per object) and was never carried, so each request's first
@@ -79,11 +85,16 @@ POINTER_VOTES = 2  # votes a pair needs before the copy pointer's run forks (cod
 
 
 @njit(cache=True, inline="always")
-def learn_end(b, p, x):
+def learn_end(b, p, x, known=False):
     """A value copied from the input ended: the input token at text position p was not copied, the output
     wrote token x in its place. Votes for that pair; a new pair takes a free entry, else the least voted one
     once it has lost its votes (one vote less each time a new pair finds no room). Nothing is learned where x
-    is what the output writes for that token anyway (the token itself, or a confirmed substitution's)."""
+    is what the output writes for that token anyway (the token itself, or a confirmed substitution's).
+
+    With `known`, only a pair the copy pointer already forks at (POINTER_VOTES votes) gains a vote, and nothing
+    else changes: where the text skipped the rest of an input item to its next one, weaker evidence of a
+    value's end than a return to the template (founding pairs there cost code_edit 1% of its steps, and an
+    alternative's ' (' -> ' |' broke lists)."""
     if p < 0 or p >= b[H_PE] or p >= b[H_N_TX]:
         return
     t = b[b[H_OFF_TX] + p]
@@ -92,16 +103,20 @@ def learn_end(b, p, x):
     low = 0
     for k in range(N_VE):
         o = H_VE + VE_W * k
-        if b[o] == 0:
-            b[o] = t + 1
-            b[o + 1] = x
-            b[o + 2] = 1
-            return
         if b[o] == t + 1 and b[o + 1] == x:
-            b[o + 2] += 1
+            if not known or b[o + 2] >= POINTER_VOTES:
+                b[o + 2] += 1
+            return
+        if b[o] == 0:  # entries are used first to last: no pair past here
+            if not known:
+                b[o] = t + 1
+                b[o + 1] = x
+                b[o + 2] = 1
             return
         if b[o + 2] < b[H_VE + VE_W * low + 2]:
             low = k
+    if known:
+        return
     o = H_VE + VE_W * low
     if b[o + 2] > 1:
         b[o + 2] -= 1
@@ -109,21 +124,6 @@ def learn_end(b, p, x):
         b[o] = t + 1
         b[o + 1] = x
         b[o + 2] = 1
-
-
-@njit(cache=True, inline="always")
-def confirm_end(b, p, x):
-    """learn_end for a pair the copy pointer already forks at (POINTER_VOTES votes) only: where the text skipped
-    the rest of an input item to its next one, weaker evidence of a value's end than a return to the template
-    (founding pairs there cost code_edit 1% of its steps, and an alternative's ' (' -> ' |' broke lists)."""
-    if p < 0 or p >= b[H_PE] or p >= b[H_N_TX]:
-        return
-    t = b[b[H_OFF_TX] + p] + 1
-    for k in range(N_VE):
-        o = H_VE + VE_W * k
-        if b[o] == t and b[o + 1] == x and b[o + 2] >= POINTER_VOTES:
-            b[o + 2] += 1
-            return
 
 
 @njit(cache=True, inline="always")
@@ -246,11 +246,17 @@ def template_ahead(b, c, votes):
     return False
 
 
-def carried_ends(b, min_votes=CARRY_VOTES):
+def carried_ends(b, min_votes=CARRY_VOTES, seeded=None):
     """The value-end pairs of automaton b voted at least min_votes times, and those voted POINTER_VOTES times
     whose input token is one of theirs (with POINTER_VOTES votes: the module docstring), in the header's layout
-    (int32 [N_VE * VE_W], first entries first, zeros after them), or None when there is none."""
+    (int32 [N_VE * VE_W], first entries first, zeros after them), or None when there is none, or when b learned
+    no value end since it began with the pairs `seeded` (what seed_ends gave it; None: none): no pair is new
+    and none gained a vote."""
     pairs = np.array(b[H_VE:H_VE + N_VE * VE_W], np.int32).reshape(N_VE, VE_W)
+    if seeded is not None:
+        began = {(t, x): v for t, x, v in np.reshape(seeded, (N_VE, VE_W)).tolist() if t}
+        if not any(t and v > began.get((t, x), 0) for t, x, v in pairs.tolist()):
+            return None
     used = pairs[:, 0] > 0
     well = used & (pairs[:, 2] >= min_votes)
     also = used & ~well & (pairs[:, 2] >= POINTER_VOTES) & np.isin(pairs[:, 0], pairs[well, 0])

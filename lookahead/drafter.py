@@ -76,7 +76,8 @@ class Drafter:
         self.vocab_size = vocab_size
         self._vocab = int(vocab_size or 0)
         self._spacing = NO_SPACING if tokenizer is None else _spacing_of(tokenizer)
-        self._requests = {}  # handle -> [slot, start of the prompt in the request's text]
+        # handle -> [slot, start of the prompt in the request's text, the value ends it began with or None]
+        self._requests = {}
         # what the last finished request learned well, which starts the next one's: value ends
         # (index/value_end.py) and substitutions (index/substitute.py), or None
         self._ends = self._subs = None
@@ -197,7 +198,7 @@ class Drafter:
         n = start + len(prompt)
         slot, _ = self.arena.add(new_automaton(n + max(256, n // 4)))
         h = next(self._handles)
-        self._requests[h] = [slot, start]
+        self._requests[h] = [slot, start, self._ends]
         if start:
             # the reference, then SEP: matches never run across it, and cursors re-sync on the prompt
             self._append_slot(slot, np.concatenate([ref, np.array([SEP], np.int32)]), vocab=-1)
@@ -222,10 +223,10 @@ class Drafter:
         """Finishes request h; with learn=True its prompt and output join cross-request memory, and the value
         ends and substitutions it learned well start the next request's."""
         slot = self._slot(h)
-        _, start = self._requests.pop(h)
+        _, start, began = self._requests.pop(h)
         if self.learn:
             b = self.arena[slot]
-            self._ends = carried_ends(b) if self.config.value_ends else None
+            self._ends = carried_ends(b, seeded=began) if self.config.value_ends else None
             self._subs = carried_substitutions(b) if self.config.substitute else None
             if self.memory.budget > 0:
                 try:

@@ -231,21 +231,25 @@ def ref_learn(text, pe, pairs, e, added, right=3, span=8, confirm=2, n_sub=2):
     return [(y, x, seen + 1)] + rest
 
 
-def ref_learn_end(text, pe, votes, p, x, n_pairs=4, substitutions=()):
+def ref_learn_end(text, pe, votes, p, x, n_pairs=4, substitutions=(), known=False, known_votes=2):
     """value_end.learn_end by its definition: the pairs [(input token, output token, count)] (at most n_pairs,
     in the order they were first learned; a replaced pair keeps its place) after a value copied from the input
     ended at text position p, the output writing x there. A known pair gains a vote; a new one takes a free
     place, else the first of the least voted pairs loses a vote, or is replaced when it had one. Nothing is
     learned where x is what the output writes for text[p] anyway: the token itself, or where a confirmed
-    substitution (input token, output token) in `substitutions` has it, its output token."""
+    substitution (input token, output token) in `substitutions` has it, its output token. With `known`, only
+    a pair with known_votes votes or more gains one, and nothing else changes."""
     if not 0 <= p < min(pe, len(text)) or text[p] == SEP or x == dict(substitutions).get(text[p], text[p]):
         return votes
     t = text[p]
     votes = list(votes)
     for i, (a, b, c) in enumerate(votes):
         if (a, b) == (t, x):
-            votes[i] = (a, b, c + 1)
+            if not known or c >= known_votes:
+                votes[i] = (a, b, c + 1)
             return votes
+    if known:
+        return votes
     if len(votes) < n_pairs:
         return votes + [(t, x, 1)]
     low = min(range(len(votes)), key=lambda i: (votes[i][2], i))

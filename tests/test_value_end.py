@@ -60,17 +60,21 @@ def test_template_ahead_matches_reference(text, vote, data):
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.integers(-1, 5), min_size=1, max_size=30), votes,
-       st.lists(st.tuples(st.integers(-1, 31), st.integers(0, 5)), max_size=12),
+       st.lists(st.tuples(st.integers(-1, 31), st.integers(0, 5), st.booleans()), max_size=12),
        st.lists(st.tuples(st.integers(0, 5), st.integers(0, 5), st.integers(1, 3)), max_size=N_SUB,
                 unique_by=lambda v: v[0]), st.data())
 def test_learn_end_matches_reference(text, vote, ends, subs, data):
+    # known: the copy pointer's skip ahead over an item's rest (pointer._move), which only confirms pairs
     pe = data.draw(st.integers(0, len(text)))
     b = _buffer(text, pe, vote)
     seed_substitutions(b, np.ravel(subs))
     confirmed = [(y, x) for y, x, seen in subs if seen >= CONFIRM]
-    for p, x in ends:
-        learn_end(b, p, x)
-        vote = ref_learn_end(text, pe, vote, p, x, N_VE, confirmed)
+    for p, x, known in ends:
+        if known:
+            learn_end(b, p, x, True)
+        else:
+            learn_end(b, p, x)
+        vote = ref_learn_end(text, pe, vote, p, x, N_VE, confirmed, known, POINTER_VOTES)
         assert _votes(b) == vote
 
 
@@ -267,6 +271,33 @@ def test_a_finished_requests_well_voted_value_ends_start_the_next_one():
     assert _seeded(True, 1) == []  # one object (3 values): no pair has the votes
 
 
+def test_pairs_a_request_began_with_are_carried_only_if_it_learned_a_value_end():
+    b = _buffer([1, 2, 3], 3, [(5, 11, CARRY_VOTES + 2), (6, 12, CARRY_VOTES)])
+    began = carried_ends(b)
+    assert carried_ends(b, seeded=began) is None  # nothing voted since: nothing is passed on
+    for votes in ([(5, 11, CARRY_VOTES + 3), (6, 12, CARRY_VOTES)],  # one more vote
+                  [(5, 11, CARRY_VOTES + 2), (6, 12, CARRY_VOTES), (7, 13, 1)]):  # a new pair
+        assert carried_ends(_buffer([1], 1, votes), seeded=began) is not None
+    c = _buffer([4], 1, [])
+    seed_ends(c, carried_ends(_buffer([1], 1, [(5, 11, CARRY_VOTES + 2), (6, 12, CARRY_VOTES), (7, 13, 1)]),
+                              seeded=began))
+    assert _votes(c) == [(5, 11, CARRY_VOTES + 2), (6, 12, CARRY_VOTES)]  # the well-voted ones, as before
+
+
+def test_a_request_that_learns_no_value_end_passes_none_on():
+    # a code edit after templated requests: passed on unvoted, the pairs it began with lived on through every
+    # later request (a code edit's one-off ' s' -> ' _' at 4 votes, in all 20 code_edit requests after it)
+    rng = np.random.default_rng(4)
+    d = Drafter(max_draft=16, config=DrafterConfig(memory_tokens=0))
+    _, h = greedy_tau(d, *_records(rng, 12))
+    d.end(h)
+    text = rng.integers(100, 5000, 300).tolist()
+    _, h = greedy_tau(d, text, text[50:250])  # a plain copy of its input: no value ends
+    assert (5, 11) in [v[:2] for v in _votes(d.arena[d._slot(h)])]  # it began with the records' pair
+    d.end(h)
+    assert _votes(d.arena[d._slot(d.begin(text))]) == []
+
+
 def test_carried_value_ends_save_steps_in_a_session_of_templated_requests(tokenizer):
     """A session of the public multi_turn workload (8 package records to JSON, one after another)."""
     carried, forgotten = (session_steps(tokenizer, "apt-libguestfs", f) for f in (None, "_ends"))
@@ -352,14 +383,16 @@ def test_a_pair_that_ends_values_at_a_carried_pairs_line_end_is_carried_too():
     assert carried_ends(_buffer([1], 1, [(5, 13, CARRY_VOTES - 1)])) is None  # no well-voted pair at 5
 
 
-def _number_in_first_object(first_records):
+def _number_in_first_object(strings, numbers):
     """(best path, value, next key, the pairs the request began with) two tokens into the B value (a number:
     it ends with COMMA where strings end with QEND) of a request's first object, whose template is an example
-    object in the prompt; a first request (memory off) filled `first_records` objects of _mixed_records."""
+    object in the prompt; a first request (memory off) filled `strings` objects of _records (every value a
+    string), then `numbers` of _mixed_records (B a number)."""
     rng = np.random.default_rng(6)
     d = Drafter(max_draft=16, learn=True, config=DrafterConfig(memory_tokens=0))
-    prompt, out, _ = _mixed_records(rng, first_records)
-    _, h = greedy_tau(d, prompt, out)
+    p1, o1 = _records(rng, strings)
+    p2, o2, _ = _mixed_records(rng, numbers)
+    _, h = greedy_tau(d, p1 + p2[2:], o1 + o2)  # p2 opens with the same [20, NL] as p1
     d.end(h)
     vals = [rng.integers(100, 5000, 6).tolist() for _ in range(6)]  # the example's, then the request's
     prompt, out, keys = _example_then_records(vals, (11, 13, 11))  # QEND, COMMA, QEND
@@ -373,6 +406,9 @@ def test_a_requests_first_number_ends_as_numbers_ended_in_the_last_request():
     # the last request voted (NL, QEND) well and (NL, COMMA) a few times (one number per object): both start
     # this one, so its first number's draft goes back to the example's template at COMMA; with (NL, QEND) alone
     # it went back at the example's first QEND after the number, skipping key C
-    path, v, key, began = _number_in_first_object(5)
-    assert [p[:2] for p in began] == [(5, 11), (5, 13)] and began[1][2] < began[0][2], began
+    # (measured: the last request ended with (NL, QEND) at 25 votes, (NL, COMMA) at 3, below CARRY_VOTES: it
+    # is carried for ending values at the same NL, with POINTER_VOTES votes)
+    path, v, key, began = _number_in_first_object(4, 4)
+    assert began[0][:2] == (5, 11) and began[0][2] >= CARRY_VOTES, began
+    assert began[1:] == [(5, 13, POINTER_VOTES)], began
     assert path[:9] == v[2:] + [13] + key, (path, v)
