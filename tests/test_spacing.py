@@ -138,3 +138,22 @@ def test_a_value_is_found_in_its_record_from_its_first_two_tokens(tree):
     d.append(h, [OPEN, QA] + v[:2])
     dr = d.propose(h)
     assert accepted_length(dr.tokens, dr.parents, v[2:]) >= 8, dr.tokens
+
+
+@pytest.mark.parametrize("tree", [False, True])
+def test_a_token_never_seen_is_drafted_from_its_spelling_with_a_leading_space(tree):
+    # "Description: Ring middleware that ..." then '"summary": "Ring': the output's "Ring" (100) occurs nowhere,
+    # its spelling with a leading space (5100) once, in the input; the draft is the input's text after it
+    # (a857bd0: nothing matched, no analogy or copy pointer was live, and the draft was empty)
+    rng = np.random.default_rng(0)
+    words = rng.integers(200, 5000, 40).tolist()
+    value = [100] + rng.integers(200, 5000, 12).tolist()
+    prompt = [11] + words[:20] + [5100] + value[1:] + words[20:]
+    tok = SpacedVocab(10001, {t: t + 5000 for t in range(100, 5000)})
+    for spacing, want in ((tok, 12), (None, 0)):  # compared exactly, nothing matches: no draft
+        d = Drafter(max_draft=16, tree=tree, learn=False, tokenizer=spacing)
+        h = d.begin(prompt)
+        d.append(h, [7, 100])
+        dr = d.propose(h)
+        assert accepted_length(dr.tokens, dr.parents, value[1:]) == want, dr.tokens
+        assert len(dr.tokens) == (16 if spacing else 0)
