@@ -96,10 +96,11 @@ def _spaced_state(b, L, sp):
     '"', 'a', '80', 'd' of "SHA256: a80d..." (' a', '80', 'd' there): after 'a', '80' the own text matched '80'
     alone, all over the hashes, so the draft was another record's hash (or an example's) until a third token
     of the value was written; ' a', '80' occurs once, in the record. Returns the state of that context (length
-    L + 1), or -1 where it does not occur.
+    L + 1), or -1 where it does not occur. With L = 0 (nothing matched: a token the text never held before), the
+    context is that last token spelled with a leading space (propose_one, whenever copy_weight > 0).
 
-    Only once values copied into a template were seen (a value end learned: value_end.py), as the copy
-    pointer's spacing is. Tau at budget 16, tree / chain: templated 7.038 / 6.952 -> 7.104 / 7.049 (20,564 /
+    With L > 0 (_build_trie), only once values copied into a template were seen (a value end learned:
+    value_end.py), as the copy pointer's spacing is. Tau at budget 16, tree / chain: templated 7.038 / 6.952 -> 7.104 / 7.049 (20,564 /
     20,820 -> 20,375 / 20,534 steps), multi_turn 8.930 / 8.702 -> 8.985 / 8.781 (4,957 / 5,087 -> 4,927 /
     5,041), completion 4,965 / 5,890 -> 4,968 / 5,884 steps, code_edit the same, model: workloads within 2
     steps (templated 865 / 903 -> 864 / 901)."""
@@ -114,26 +115,6 @@ def _spaced_state(b, L, sp):
     for q in range(n - L, n):
         v, m = match_step(b, v, m, b[ot + q])
     return v if m == L + 1 else -1
-
-
-@njit(cache=True, inline="always")
-def _spaced_last(b, sp):
-    """The request's own text ends with a token it never held before (nothing matches): the state of that
-    token spelled with a leading space, where the text holds that spelling, else -1. A value copied from a
-    "Key: value" line starts with the line's spelling (" Ring" of "Description: Ring middleware that ..."),
-    the output writes it without the space ('"summary": "Ring'), and with nothing matched the draft was empty,
-    at every value's first token, where the value then goes on as the input's does. Tau at budget 16, tree /
-    chain: templated 7.188 / 7.157 -> 7.267 / 7.219 (20,136 / 20,224 -> 19,916 / 20,049 steps), multi_turn
-    9.054 / 8.885 -> 9.118 / 8.912 (4,889 / 4,982 -> 4,855 / 4,967), completion 4,966 / 5,886 -> 4,937 /
-    5,861 steps, code_edit 5,679 / 5,983 -> 5,673 / 5,980."""
-    n = b[H_N_TX]
-    if n == 0:
-        return -1
-    s = spaced(sp, b[b[H_OFF_TX] + n - 1])
-    if s < 0:
-        return -1
-    v, m = match_step(b, 0, 0, s)
-    return v if m == 1 else -1
 
 
 @njit(cache=True, inline="always")
@@ -412,8 +393,14 @@ def propose_one(B, slot, ext, params, out_tok, out_par, out_prob, scratch_i, scr
     nt = 0
     b = borrow(B[slot])
     v, L = self_cursor(b)
-    if L == 0 and params[11] > 0.0:  # a token never seen: its spelling with a leading space is the context
-        sv = _spaced_last(b, sp)
+    # a token never seen (nothing matched): its spelling with a leading space is the context, where the text
+    # holds it. A value copied from a "Key: value" line starts with the line's spelling (" Ring" of "Description:
+    # Ring middleware that ..."), the output writes it without the space ('"summary": "Ring'), and the draft was
+    # empty at every such value's first token. Tau at budget 16, tree / chain: templated 7.188 / 7.157 -> 7.267 /
+    # 7.219 (20,136 / 20,224 -> 19,916 / 20,049 steps), multi_turn 9.054 / 8.885 -> 9.118 / 8.912 (4,889 / 4,982
+    # -> 4,855 / 4,967), completion 4,966 / 5,886 -> 4,937 / 5,861 steps, code_edit 5,679 / 5,983 -> 5,673 / 5,980
+    if L == 0 and params[11] > 0.0:
+        sv = _spaced_state(b, 0, sp)
         if sv >= 0:
             v = sv
             L = 1

@@ -18,7 +18,7 @@ only where a copy starts, so a word inside a value (" disk" in "guest disk image
         a value end was seen (a template being filled; in code, tokens are compared exactly);
     propose: a value's first token the text never held before, when the analogy found its record, is drafted
         from there (before, a token never seen drafted nothing); found or not, a token never held before is
-        drafted from where the text holds its spelling with a leading space (propose._spaced_last).
+        drafted from where the text holds its spelling with a leading space (propose_one).
 templated / multi_turn tau, tree / chain: 6.443 / 6.192 -> 6.570 / 6.298, 8.326 / 7.972 -> 8.442 / 8.096;
 code_edit 10.471 / 9.931 -> 10.470 / 9.938; completion and the model workloads within 0.2%; step cost the same.
 

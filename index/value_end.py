@@ -70,6 +70,12 @@ the six entries of before, even at POINTER_VOTES the lists' pair lost its entry 
 (N_VE). multi_turn / templated steps at budget 16, tree / chain: 4,927 / 5,041 -> 4,905 / 5,017, 20,375 /
 20,534 -> 20,332 / 20,486 (eight entries alone: 4,927 / 5,054, 20,295 / 20,591); code_edit, completion and
 the model workloads the same.
+
+Not done: a second fork "the value ends now" (the template from where the value's end takes it, or from the earlier
+object's first pair output token where no end is predicted, at a fraction of the pointer's and the analogy's
+weight), for outputs whose value stops before the input's. Steps at budget 16, tree (chain within 2), multi_turn /
+templated from 4,855 / 19,916: 0.1 of the weight 4,852 / 19,928, 0.25 4,872 / 19,898, 0.5 (ended values only)
+4,881 / 19,954; code_edit and completion the same: the breaks it was for mostly had no fork to add it to.
 """
 import numpy as np
 from numba import njit
