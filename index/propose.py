@@ -100,10 +100,10 @@ def _spaced_state(b, L, sp):
     context is that last token spelled with a leading space (propose_one, whenever copy_weight > 0).
 
     With L > 0 (_build_trie), only once values copied into a template were seen (a value end learned:
-    value_end.py), as the copy pointer's spacing is. Tau at budget 16, tree / chain: templated 7.038 / 6.952 -> 7.104 / 7.049 (20,564 /
-    20,820 -> 20,375 / 20,534 steps), multi_turn 8.930 / 8.702 -> 8.985 / 8.781 (4,957 / 5,087 -> 4,927 /
-    5,041), completion 4,965 / 5,890 -> 4,968 / 5,884 steps, code_edit the same, model: workloads within 2
-    steps (templated 865 / 903 -> 864 / 901)."""
+    value_end.py), as the copy pointer's spacing is. Tau at budget 16, tree / chain: templated 7.038 / 6.952 ->
+    7.104 / 7.049 (20,564 / 20,820 -> 20,375 / 20,534 steps), multi_turn 8.930 / 8.702 -> 8.985 / 8.781 (4,957 /
+    5,087 -> 4,927 / 5,041), completion 4,965 / 5,890 -> 4,968 / 5,884 steps, code_edit the same, model: workloads
+    within 2 steps (templated 865 / 903 -> 864 / 901)."""
     n = b[H_N_TX]
     if n - L - 1 < 0:
         return -1

@@ -74,8 +74,9 @@ the model workloads the same.
 Not done: a second fork "the value ends now" (the template from where the value's end takes it, or from the earlier
 object's first pair output token where no end is predicted, at a fraction of the pointer's and the analogy's
 weight), for outputs whose value stops before the input's. Steps at budget 16, tree (chain within 2), multi_turn /
-templated from 4,855 / 19,916: 0.1 of the weight 4,852 / 19,928, 0.25 4,872 / 19,898, 0.5 (ended values only)
-4,881 / 19,954; code_edit and completion the same: the breaks it was for mostly had no fork to add it to.
+templated from 4,855 / 19,916: 0.1 of the weight 4,852 / 19,928, 0.25 4,872 / 19,898; forking only where an end
+is predicted, 0.1 4,854 / 19,916, 0.25 4,860 / 19,909, 0.5 4,881 / 19,954; code_edit and completion the same: the
+breaks it was for mostly had no fork to add it to.
 """
 import numpy as np
 from numba import njit
